@@ -1,0 +1,203 @@
+#pragma once
+/// \file ops.hpp
+/// Elementwise, analytic, conversion, reduction and BLAS-1 operations. Every op runs on
+/// a Session; allocating forms return a new compact tensor, `_into` forms write into a
+/// caller tensor (which may be a strided view). Validation is complete before anything
+/// is written: on any error the output is untouched.
+///
+/// Common errors (every op): SessionEntryError when the session is not usable on this
+/// thread; ArgumentError for an undefined tensor; SessionEntryError(IncompatibleContext)
+/// for a tensor on another device; DTypeError for a dtype outside the op's set;
+/// ShapeError for shapes that do not broadcast or a wrong output shape; DTypeError for
+/// a wrong output dtype; ArgumentError for a read-only output or an output that
+/// partially overlaps an input (an output identical to an input, element for element,
+/// is allowed for elementwise ops).
+///
+/// Broadcasting: NumPy's rules read in column-major order. Shapes align at their first
+/// axis; a missing trailing axis counts as extent 1; an extent of 1 stretches. So a
+/// [M, N] matrix broadcasts against a batch [M, N, B] (batch axes trail), and a [M]
+/// vector against [M, N] as a column. (NumPy aligns at the last axis; a column-major
+/// [M, N, B] is NumPy's row-major (B, N, M), so the two rules agree on memory.)
+///
+/// Dtypes: operands of different dtypes promote (tenferro::promote); a Scalar operand
+/// is weak (Scalar::result_dtype_with): an f32 tensor plus 2.0 stays f32.
+
+#include <span>
+
+#include "tenferro/cpu_backend.hpp"
+#include "tenferro/scalar.hpp"
+#include "tenferro/tensor.hpp"
+
+namespace tenferro {
+
+/// An elementwise operand: a tensor or a host scalar (broadcast to the result shape).
+/// Holds a pointer to the tensor: pass it directly, do not store it.
+class Operand {
+ public:
+  Operand(const Tensor& t) noexcept : t_(&t) {}
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  Operand(T v) noexcept : s_(v) {}
+  template <class T> Operand(std::complex<T> v) noexcept : s_(v) {}
+  Operand(Scalar v) noexcept : s_(v) {}
+  bool is_tensor() const noexcept { return t_ != nullptr; }
+  const Tensor& tensor() const noexcept { return *t_; }
+  const Scalar& scalar() const noexcept { return s_; }
+
+ private:
+  const Tensor* t_ = nullptr;
+  Scalar s_;
+};
+
+// ---------------------------------------------------------------- elementwise binary
+// Integer add/sub/mul/neg wrap around (two's complement). Integer div and rem truncate
+// toward zero (StableHLO; NumPy floors) and throw NumericalError on a zero divisor,
+// before writing; INT_MIN / -1 gives INT_MIN. Float rem is fmod (sign of the dividend,
+// StableHLO). maximum/minimum propagate NaN. pow on integers needs exponents >= 0
+// (ArgumentError otherwise). Bool operands are accepted by compare, select, maximum and
+// minimum (or/and), and promote to the other operand's dtype elsewhere; bool op bool is
+// a DTypeError for arithmetic.
+#define TENFERRO_BINARY_OP(name)                                                                 \
+  TENFERRO_API Tensor name(Session& s, const Operand& a, const Operand& b);                      \
+  TENFERRO_API void name##_into(Session& s, const Operand& a, const Operand& b, const Tensor& out);
+TENFERRO_BINARY_OP(add)
+TENFERRO_BINARY_OP(sub)
+TENFERRO_BINARY_OP(mul)
+TENFERRO_BINARY_OP(div)
+TENFERRO_BINARY_OP(rem)
+TENFERRO_BINARY_OP(maximum)
+TENFERRO_BINARY_OP(minimum)
+TENFERRO_BINARY_OP(pow)
+#undef TENFERRO_BINARY_OP
+
+/// Comparison operators. Complex operands allow only eq and ne (DTypeError otherwise).
+enum class CompareOp : std::uint8_t { eq, ne, lt, le, gt, ge };
+/// Elementwise comparison → bool tensor.
+TENFERRO_API Tensor compare(Session& s, const Operand& a, const Operand& b, CompareOp op);
+TENFERRO_API void compare_into(Session& s, const Operand& a, const Operand& b, CompareOp op, const Tensor& out);
+inline Tensor eq(Session& s, const Operand& a, const Operand& b) { return compare(s, a, b, CompareOp::eq); }
+inline Tensor ne(Session& s, const Operand& a, const Operand& b) { return compare(s, a, b, CompareOp::ne); }
+inline Tensor lt(Session& s, const Operand& a, const Operand& b) { return compare(s, a, b, CompareOp::lt); }
+inline Tensor le(Session& s, const Operand& a, const Operand& b) { return compare(s, a, b, CompareOp::le); }
+inline Tensor gt(Session& s, const Operand& a, const Operand& b) { return compare(s, a, b, CompareOp::gt); }
+inline Tensor ge(Session& s, const Operand& a, const Operand& b) { return compare(s, a, b, CompareOp::ge); }
+
+/// pred ? on_true : on_false elementwise; `pred` must be bool (DTypeError otherwise);
+/// the branches promote. All three broadcast.
+TENFERRO_API Tensor select(Session& s, const Operand& pred, const Operand& on_true, const Operand& on_false);
+TENFERRO_API void select_into(Session& s, const Operand& pred, const Operand& on_true, const Operand& on_false, const Tensor& out);
+/// min(max(x, lo), hi) elementwise (StableHLO operand order: lo, x, hi). Real dtypes.
+TENFERRO_API Tensor clamp(Session& s, const Operand& lo, const Operand& x, const Operand& hi);
+TENFERRO_API void clamp_into(Session& s, const Operand& lo, const Operand& x, const Operand& hi, const Tensor& out);
+
+// ---------------------------------------------------------------- elementwise unary
+// neg, conj, abs, sign: numeric dtypes (abs of complex is real; sign of complex is
+// z/|z|, 0 at 0). real, imag, angle: any numeric dtype, real output (imag of a real
+// tensor is 0; angle of a real x is 0 or pi; integer inputs give f64).
+// Analytic ops: float and complex dtypes (erf: float only). Integer and bool inputs are
+// a DTypeError: convert first.
+#define TENFERRO_UNARY_OP(name)                                        \
+  TENFERRO_API Tensor name(Session& s, const Tensor& x);               \
+  TENFERRO_API void name##_into(Session& s, const Tensor& x, const Tensor& out);
+TENFERRO_UNARY_OP(neg)
+TENFERRO_UNARY_OP(conj)
+TENFERRO_UNARY_OP(abs)
+TENFERRO_UNARY_OP(sign)
+TENFERRO_UNARY_OP(real)
+TENFERRO_UNARY_OP(imag)
+TENFERRO_UNARY_OP(angle)
+TENFERRO_UNARY_OP(exp)
+TENFERRO_UNARY_OP(log)
+TENFERRO_UNARY_OP(sin)
+TENFERRO_UNARY_OP(cos)
+TENFERRO_UNARY_OP(tan)
+TENFERRO_UNARY_OP(tanh)
+TENFERRO_UNARY_OP(sqrt)
+TENFERRO_UNARY_OP(rsqrt)
+TENFERRO_UNARY_OP(expm1)
+TENFERRO_UNARY_OP(log1p)
+TENFERRO_UNARY_OP(erf)
+TENFERRO_UNARY_OP(sigmoid)
+TENFERRO_UNARY_OP(asin)
+TENFERRO_UNARY_OP(acos)
+TENFERRO_UNARY_OP(atan)
+TENFERRO_UNARY_OP(sinh)
+TENFERRO_UNARY_OP(cosh)
+#undef TENFERRO_UNARY_OP
+
+// ---------------------------------------------------------------- conversion and copies
+/// Checked conversion: ArgumentError naming the first element that does not convert
+/// exactly (2.5 → i32, 1e40 → f32, 3+1j → f64, 2 → bool). NaN converts between float
+/// and complex dtypes.
+TENFERRO_API Tensor convert(Session& s, const Tensor& x, DType dtype);
+TENFERRO_API void convert_into(Session& s, const Tensor& x, const Tensor& out);
+/// Lossy conversion, every case defined: float → integer truncates and saturates
+/// (NaN → 0), complex → real keeps the real part, → bool tests != 0.
+TENFERRO_API Tensor cast(Session& s, const Tensor& x, DType dtype);
+TENFERRO_API void cast_into(Session& s, const Tensor& x, const Tensor& out);
+/// Copies any strided source into any strided destination of the same shape and dtype.
+TENFERRO_API void copy_into(Session& s, const Tensor& src, const Tensor& dst);
+/// A compact column-major copy (returns `x` itself, shared, when already compact and
+/// not read-only).
+TENFERRO_API Tensor to_contiguous(Session& s, const Tensor& x);
+/// A view when the layout allows (Tensor::reshape_view), otherwise a compact copy.
+TENFERRO_API Tensor reshape(Session& s, const Tensor& x, std::span<const std::int64_t> shape);
+inline Tensor reshape(Session& s, const Tensor& x, std::initializer_list<std::int64_t> shape) {
+  return reshape(s, x, std::span(shape.begin(), shape.size()));
+}
+
+// ---------------------------------------------------------------- reductions
+// Over the listed axes (negative axes count from the end; AxisError for a bad or
+// repeated axis); the forms without `axes` reduce every axis. keepdims keeps reduced
+// axes with extent 1. An `_into` output must have the result shape (with or without
+// the kept axes, matching `keepdims`).
+// Dtypes: sum/prod of bool give i64, of integers keep the dtype (wrapping); mean of
+// integers and bool gives f64; sum_squares of complex is real (sum of |z|^2);
+// max/min/argmax/argmin need real dtypes; argmax/argmin give i64 indices into the
+// reduced axes in column-major order, first occurrence on ties, NaN counts as the
+// maximum (and minimum), as NumPy.
+// Empty reductions: sum 0, prod 1, mean NaN, sum_squares 0; max/min/argmax/argmin of
+// an empty axis throw ShapeError.
+// Results do not depend on the thread count (fixed blocking).
+#define TENFERRO_REDUCTION_OP(name)                                                                                    \
+  TENFERRO_API Tensor name(Session& s, const Tensor& x);                                                              \
+  TENFERRO_API Tensor name(Session& s, const Tensor& x, std::span<const std::int64_t> axes, bool keepdims = false);    \
+  inline Tensor name(Session& s, const Tensor& x, std::initializer_list<std::int64_t> axes, bool keepdims = false) {  \
+    return name(s, x, std::span(axes.begin(), axes.size()), keepdims);                                                \
+  }                                                                                                                   \
+  TENFERRO_API void name##_into(Session& s, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out,    \
+                                bool keepdims = false);
+TENFERRO_REDUCTION_OP(sum)
+TENFERRO_REDUCTION_OP(prod)
+TENFERRO_REDUCTION_OP(max)
+TENFERRO_REDUCTION_OP(min)
+TENFERRO_REDUCTION_OP(mean)
+TENFERRO_REDUCTION_OP(sum_squares)
+TENFERRO_REDUCTION_OP(argmax)
+TENFERRO_REDUCTION_OP(argmin)
+#undef TENFERRO_REDUCTION_OP
+
+// ---------------------------------------------------------------- BLAS-1
+/// sum(conj(a) * b) over all elements, as a rank-0 tensor of the promoted dtype.
+/// Shapes must be equal (ShapeError). Numeric dtypes.
+TENFERRO_API Tensor vdot(Session& s, const Tensor& a, const Tensor& b);
+/// sum(|x|^2) as a rank-0 real tensor (f64 for integer input).
+TENFERRO_API Tensor norm_squared(Session& s, const Tensor& x);
+/// y = alpha * x + beta * y, in place into `y` (any strided, writable view). Shapes
+/// must be equal; x's dtype must convert to y's without loss of kind (an f64 x into an
+/// f32 y is a DTypeError; convert explicitly); alpha and beta convert to y's dtype.
+TENFERRO_API void axpby(Session& s, Scalar alpha, const Tensor& x, Scalar beta, const Tensor& y);
+
+// ---------------------------------------------------------------- operator sugar
+// Use the session the calling thread is inside (current_session()); with none active
+// they throw SessionEntryError(Poisoned). Nothing opens a session implicitly.
+inline Tensor operator+(const Tensor& a, const Operand& b) { return add(current_session(), a, b); }
+inline Tensor operator-(const Tensor& a, const Operand& b) { return sub(current_session(), a, b); }
+inline Tensor operator*(const Tensor& a, const Operand& b) { return mul(current_session(), a, b); }
+inline Tensor operator/(const Tensor& a, const Operand& b) { return div(current_session(), a, b); }
+inline Tensor operator+(Scalar a, const Tensor& b) { return add(current_session(), a, b); }
+inline Tensor operator-(Scalar a, const Tensor& b) { return sub(current_session(), a, b); }
+inline Tensor operator*(Scalar a, const Tensor& b) { return mul(current_session(), a, b); }
+inline Tensor operator/(Scalar a, const Tensor& b) { return div(current_session(), a, b); }
+inline Tensor operator-(const Tensor& a) { return neg(current_session(), a); }
+
+}  // namespace tenferro

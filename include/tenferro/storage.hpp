@@ -1,0 +1,79 @@
+#pragma once
+/// \file storage.hpp
+/// Reference-counted storage blocks and the allocator hook sessions install.
+/// A block is one allocation: a 64-byte header followed by the data (64-byte aligned).
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "tenferro/export.hpp"
+
+namespace tenferro {
+
+/// Where a tensor's bytes live.
+enum class DeviceKind : std::uint8_t { cpu, cuda };
+
+/// A device: kind and ordinal.
+struct Device {
+  DeviceKind kind = DeviceKind::cpu;
+  std::int16_t index = 0;
+  friend bool operator==(Device a, Device b) noexcept { return a.kind == b.kind && a.index == b.index; }
+};
+
+namespace detail {
+
+/// Header of a storage block. `capacity` is the data bytes the block holds (its size
+/// class), `bytes` what was asked for.
+struct alignas(64) StorageHeader {
+  std::atomic<std::int64_t> refs{1};
+  std::size_t capacity = 0;
+  std::size_t bytes = 0;
+  Device device{};
+  std::byte* data() noexcept { return reinterpret_cast<std::byte*>(this + 1); }
+};
+static_assert(sizeof(StorageHeader) == 64);
+
+// Note [Storage and the session pool]
+// Blocks allocated while the calling thread is inside a CPU session come from that
+// session's buffer pool (a hit when a block of the size class is cached), and blocks
+// whose last reference drops on a thread inside a session go back to that session's
+// pool. Elsewhere they come from and go to the heap. The hook is per thread, installed
+// by the backend on entry and removed before admission is released, so core code knows
+// no backend and never touches a pool another thread has checked out.
+
+/// Per-thread allocator hook (implemented by backends).
+class BlockAllocator {
+ public:
+  virtual StorageHeader* allocate(std::size_t bytes) = 0;
+  virtual void release(StorageHeader* block) noexcept = 0;
+
+ protected:
+  ~BlockAllocator() = default;
+};
+
+/// Installs `a` (or nullptr) as this thread's allocator; returns the previous one.
+TENFERRO_API BlockAllocator* set_thread_allocator(BlockAllocator* a) noexcept;
+/// This thread's allocator, or nullptr.
+TENFERRO_API BlockAllocator* thread_allocator() noexcept;
+
+/// Size class (data bytes) a request of `bytes` is rounded up to.
+TENFERRO_API std::size_t size_class_bytes(std::size_t bytes) noexcept;
+/// A fresh block from the heap (data uninitialized); throws BackendError when out of memory.
+TENFERRO_API StorageHeader* heap_allocate_block(std::size_t bytes);
+/// Frees a block to the heap.
+TENFERRO_API void heap_free_block(StorageHeader* block) noexcept;
+
+/// A block for `bytes` of data through this thread's allocator (or the heap).
+TENFERRO_API StorageHeader* allocate_block(std::size_t bytes);
+/// Drops one reference; the last one releases the block.
+inline void retain_block(StorageHeader* b) noexcept {
+  if (b) b->refs.fetch_add(1, std::memory_order_relaxed);
+}
+TENFERRO_API void release_block_slow(StorageHeader* b) noexcept;
+inline void release_block(StorageHeader* b) noexcept {
+  if (b && b->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) release_block_slow(b);
+}
+
+}  // namespace detail
+}  // namespace tenferro

@@ -1,0 +1,200 @@
+// Tensor constructors: empty/zeros/ones/full, from data, arange, eye, random.
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+#include "core/convert.hpp"
+#include "core/layout.hpp"
+#include "tenferro/random.hpp"
+#include "tenferro/tensor.hpp"
+
+namespace tenferro {
+
+struct TensorAccess {
+  static Tensor owner(std::span<const std::int64_t> shape, DType dtype, std::string_view op) {
+    if (static_cast<int>(shape.size()) > kMaxRank)
+      throw RankError(op, "rank " + std::to_string(shape.size()) + " exceeds the maximum " + std::to_string(kMaxRank));
+    const std::int64_t n = checked_numel(shape, op);
+    const std::int64_t bytes = checked_mul(n, static_cast<std::int64_t>(dtype_size(dtype)), op);
+    Tensor t;
+    t.set_layout(shape, detail::compact_strides(shape));
+    t.block_ = detail::allocate_block(static_cast<std::size_t>(bytes));
+    t.data_ = t.block_->data();
+    t.dtype_ = dtype;
+    return t;
+  }
+};
+
+namespace {
+template <class T> T checked_scalar(Scalar v, std::string_view op) {
+  return visit_dtype(op, v.natural_dtype(), [&](auto tag) -> T {
+    using S = typename decltype(tag)::type;
+    const S s = v.to<S>();
+    if (!detail::exact_value<T>(s))
+      throw ArgumentError(op, "value " + v.to_string() + " does not convert exactly to " + std::string(dtype_name(dtype_of<T>)));
+    return detail::cast_value<T>(s);
+  });
+}
+
+template <class T, class F> void fill_with(Tensor& t, F&& f) {
+  T* p = static_cast<T*>(t.mutable_data());
+  const std::int64_t n = t.numel();
+  for (std::int64_t i = 0; i < n; ++i) p[i] = f(i);
+}
+}  // namespace
+
+Tensor Tensor::empty(std::span<const std::int64_t> shape, DType dtype) { return TensorAccess::owner(shape, dtype, "empty"); }
+
+Tensor Tensor::zeros(std::span<const std::int64_t> shape, DType dtype) {
+  Tensor t = TensorAccess::owner(shape, dtype, "zeros");
+  std::memset(t.data_, 0, static_cast<std::size_t>(t.numel()) * dtype_size(dtype));
+  return t;
+}
+
+Tensor Tensor::ones(std::span<const std::int64_t> shape, DType dtype) { return full(shape, Scalar(1), dtype); }
+
+Tensor Tensor::full(std::span<const std::int64_t> shape, Scalar value, DType dtype) {
+  Tensor t = TensorAccess::owner(shape, dtype, "full");
+  visit_dtype("full", dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = checked_scalar<T>(value, "full");
+    fill_with<T>(t, [v](std::int64_t) { return v; });
+  });
+  return t;
+}
+
+Tensor Tensor::scalar(Scalar value) { return full({}, value, value.natural_dtype()); }
+Tensor Tensor::scalar(Scalar value, DType dtype) { return full({}, value, dtype); }
+
+Tensor Tensor::from_raw(std::span<const std::int64_t> shape, DType dtype, const void* data, std::int64_t count, bool row_major) {
+  const char* op = row_major ? "from_row_major" : "from_data";
+  Tensor t = TensorAccess::owner(shape, dtype, op);
+  const std::int64_t n = t.numel();
+  if (count != n)
+    throw ShapeError(op, "shape " + dims_string(shape) + " needs " + std::to_string(n) + " elements, got " + std::to_string(count));
+  const std::size_t es = dtype_size(dtype);
+  if (!row_major || t.rank() <= 1) {
+    if (n) std::memcpy(t.data_, data, static_cast<std::size_t>(n) * es);
+    return t;
+  }
+  // Row-major source: its strides are the column-major strides of the reversed shape.
+  const int r = t.rank();
+  Dims idx(r, 0);
+  Dims rstride(r, 0);
+  std::int64_t acc = 1;
+  for (int i = r - 1; i >= 0; --i) {
+    rstride[i] = acc;
+    acc *= shape[i];
+  }
+  const auto* src = static_cast<const std::byte*>(data);
+  for (std::int64_t k = 0; k < n; ++k) {  // k walks the column-major destination
+    std::int64_t off = 0;
+    for (int i = 0; i < r; ++i) off += idx[i] * rstride[i];
+    std::memcpy(t.data_ + k * static_cast<std::int64_t>(es), src + off * static_cast<std::int64_t>(es), es);
+    for (int i = 0; i < r && ++idx[i] == shape[i]; ++i) idx[i] = 0;
+  }
+  return t;
+}
+
+Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
+  constexpr std::string_view op = "arange";
+  if (is_bool(dtype)) throw DTypeError(op, "dtype bool not supported");
+  if (start.kind() == Scalar::Kind::complex || stop.kind() == Scalar::Kind::complex || step.kind() == Scalar::Kind::complex)
+    throw ArgumentError(op, "start, stop and step must be real");
+  const double a = start.to<double>(), b = stop.to<double>(), h = step.to<double>();
+  if (h == 0 || !std::isfinite(h) || !std::isfinite(a) || !std::isfinite(b))
+    throw ArgumentError(op, "bad range start=" + start.to_string() + " stop=" + stop.to_string() + " step=" + step.to_string());
+  std::int64_t n;
+  const bool integral = start.kind() != Scalar::Kind::floating && stop.kind() != Scalar::Kind::floating && step.kind() != Scalar::Kind::floating;
+  if (integral) {
+    const std::int64_t ia = start.to<std::int64_t>(), ib = stop.to<std::int64_t>(), ih = step.to<std::int64_t>();
+    const std::int64_t span = ih > 0 ? ib - ia : ia - ib;
+    const std::int64_t ah = ih > 0 ? ih : -ih;
+    n = span <= 0 ? 0 : (span + ah - 1) / ah;
+  } else {
+    const double c = std::ceil((b - a) / h);
+    if (c > 1e15) throw ArgumentError(op, "range has too many elements");
+    n = c > 0 ? static_cast<std::int64_t>(c) : 0;
+  }
+  const std::int64_t shape[1] = {n};
+  Tensor t = TensorAccess::owner(shape, dtype, op);
+  visit_dtype(op, dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (integral) {
+      const std::int64_t ia = start.to<std::int64_t>(), ih = step.to<std::int64_t>();
+      fill_with<T>(t, [&](std::int64_t i) { return detail::cast_value<T>(ia + i * ih); });
+    } else {
+      fill_with<T>(t, [&](std::int64_t i) { return detail::cast_value<T>(a + static_cast<double>(i) * h); });
+    }
+  });
+  return t;
+}
+
+Tensor Tensor::arange(std::int64_t n, DType dtype) { return arange(Scalar(std::int64_t{0}), Scalar(n), Scalar(std::int64_t{1}), dtype); }
+
+Tensor Tensor::eye(std::int64_t n, DType dtype, std::int64_t m) {
+  if (m < 0) m = n;
+  const std::int64_t shape[2] = {n, m};
+  Tensor t = zeros(shape, dtype);
+  visit_dtype("eye", dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = reinterpret_cast<T*>(t.data_);
+    for (std::int64_t i = 0; i < std::min(n, m); ++i) p[i + i * n] = T(1);
+  });
+  return t;
+}
+
+// Random draws: element i (column-major) uses Philox block position+i, so the values
+// are the same whatever order or thread computes them.
+Tensor Tensor::uniform(Generator& gen, std::span<const std::int64_t> shape, DType dtype, double low, double high) {
+  constexpr std::string_view op = "uniform";
+  if (!is_inexact(dtype)) throw DTypeError(op, "dtype " + std::string(dtype_name(dtype)) + " not supported (needs a float or complex dtype)");
+  if (!(low <= high) || !std::isfinite(low) || !std::isfinite(high))
+    throw ArgumentError(op, "bad bounds low=" + std::to_string(low) + " high=" + std::to_string(high));
+  Tensor t = TensorAccess::owner(shape, dtype, op);
+  const std::uint64_t seed = gen.seed(), base = gen.advance(static_cast<std::uint64_t>(t.numel()));
+  const double w = high - low;
+  visit_dtype<DTypeSet::inexact>(op, dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using R = real_t<T>;
+    fill_with<T>(t, [&](std::int64_t i) {
+      const std::uint64_t c = base + static_cast<std::uint64_t>(i);
+      // Round-to-nearest may land on `high` for f32; keep the interval half-open.
+      auto draw = [&](int which) {
+        R v = static_cast<R>(low + w * Generator::uniform01(seed, c, which));
+        return v < static_cast<R>(high) || low == high ? v : std::nextafter(static_cast<R>(high), static_cast<R>(low));
+      };
+      if constexpr (is_complex_v<T>) return T(draw(0), draw(1));
+      else return draw(0);
+    });
+  });
+  return t;
+}
+
+Tensor Tensor::normal(Generator& gen, std::span<const std::int64_t> shape, DType dtype, double mean, double stddev) {
+  constexpr std::string_view op = "normal";
+  if (!is_inexact(dtype)) throw DTypeError(op, "dtype " + std::string(dtype_name(dtype)) + " not supported (needs a float or complex dtype)");
+  if (!(stddev >= 0) || !std::isfinite(stddev) || !std::isfinite(mean))
+    throw ArgumentError(op, "bad parameters mean=" + std::to_string(mean) + " stddev=" + std::to_string(stddev));
+  Tensor t = TensorAccess::owner(shape, dtype, op);
+  const std::uint64_t seed = gen.seed(), base = gen.advance(static_cast<std::uint64_t>(t.numel()));
+  visit_dtype<DTypeSet::inexact>(op, dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using R = real_t<T>;
+    fill_with<T>(t, [&](std::int64_t i) {
+      // Box-Muller on the block's two 53-bit uniforms gives two independent normals.
+      const std::uint64_t c = base + static_cast<std::uint64_t>(i);
+      const double u1 = 1.0 - Generator::uniform01(seed, c, 0), u2 = Generator::uniform01(seed, c, 1);
+      const double r = std::sqrt(-2.0 * std::log(u1)), th = 2.0 * std::numbers::pi * u2;
+      if constexpr (is_complex_v<T>) {
+        const double s = stddev * std::numbers::sqrt2 / 2;
+        return T(static_cast<R>(mean + s * r * std::cos(th)), static_cast<R>(s * r * std::sin(th)));
+      } else {
+        return static_cast<R>(mean + stddev * r * std::cos(th));
+      }
+    });
+  });
+  return t;
+}
+
+}  // namespace tenferro

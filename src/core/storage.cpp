@@ -1,0 +1,61 @@
+#include "tenferro/storage.hpp"
+
+#include <bit>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "tenferro/error.hpp"
+
+namespace tenferro::detail {
+
+namespace {
+thread_local BlockAllocator* tls_allocator = nullptr;
+}
+
+BlockAllocator* set_thread_allocator(BlockAllocator* a) noexcept {
+  BlockAllocator* prev = tls_allocator;
+  tls_allocator = a;
+  return prev;
+}
+
+BlockAllocator* thread_allocator() noexcept { return tls_allocator; }
+
+// Size classes: 64 bytes, then four steps per power of two (1, 1.25, 1.5, 1.75 × 2^k),
+// so rounding wastes at most 25%.
+std::size_t size_class_bytes(std::size_t bytes) noexcept {
+  if (bytes <= 64) return 64;
+  const int hi = 63 - std::countl_zero(bytes - 1);  // 2^hi < bytes <= 2^(hi+1)
+  const std::size_t quarter = std::size_t{1} << (hi - 2);
+  return ((bytes + quarter - 1) / quarter) * quarter;
+}
+
+StorageHeader* heap_allocate_block(std::size_t bytes) {
+  const std::size_t cap = size_class_bytes(bytes);
+  if (cap > (std::size_t{1} << 62)) throw BackendError("allocate", "request of " + std::to_string(bytes) + " bytes is too large");
+  void* p = std::aligned_alloc(64, sizeof(StorageHeader) + cap);
+  if (!p) throw BackendError("allocate", "out of memory allocating " + std::to_string(bytes) + " bytes");
+  auto* h = new (p) StorageHeader();
+  h->capacity = cap;
+  h->bytes = bytes;
+  return h;
+}
+
+void heap_free_block(StorageHeader* block) noexcept {
+  block->~StorageHeader();
+  std::free(block);
+}
+
+StorageHeader* allocate_block(std::size_t bytes) {
+  if (tls_allocator) return tls_allocator->allocate(bytes);
+  return heap_allocate_block(bytes);
+}
+
+void release_block_slow(StorageHeader* b) noexcept {
+  if (tls_allocator && b->device.kind == DeviceKind::cpu)
+    tls_allocator->release(b);
+  else
+    heap_free_block(b);
+}
+
+}  // namespace tenferro::detail

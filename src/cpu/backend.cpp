@@ -1,0 +1,331 @@
+// CpuBackend construction, session entry and exit, management calls.
+// See Note [Session admission] in tenferro/cpu_backend.hpp.
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "cpu/admission.hpp"
+#include "cpu/context.hpp"
+#include "cpu/parallel.hpp"
+
+namespace tenferro {
+
+namespace detail {
+
+namespace {
+__attribute__((tls_model("initial-exec"))) thread_local CpuContext tls_context;
+
+std::vector<int> affinity_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE && c < kMaxCpus; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  if (cpus.empty()) cpus.push_back(0);
+  return cpus;
+}
+
+int env_threads(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  return (end && *end == '\0' && n > 0 && n < 4096) ? static_cast<int>(n) : 0;
+}
+
+[[noreturn]] void throw_reentered(const char* op, const CpuContext& c) {
+  const char* where = c.state == CpuContext::State::held ? "a held session"
+                      : c.state == CpuContext::State::scope ? "an execution scope"
+                                                            : "a scoped session";
+  throw SessionEntryError(SessionEntryKind::Reentered, op, std::string("this thread is already inside ") + where);
+}
+
+[[noreturn]] void throw_contended(const char* op, const BackendState& b) {
+  std::string ids;
+  for (int c : b.cpus) ids += (ids.empty() ? "" : ",") + std::to_string(c);
+  throw SessionEntryError(SessionEntryKind::Contended, op, "CPU set {" + ids + "} is in use by another session");
+}
+
+// Admits this thread to `b` and checks out its resources; the context moves to `state`.
+// Every check that can fail runs before anything blocks or changes.
+std::uint64_t enter_root(CpuContext& c, BackendState& b, CpuContext::State state, bool try_only, const char* op) {
+  if (c.state != CpuContext::State::idle) throw_reentered(op, c);
+  if (try_only) {
+    if (!try_admit(b.cpus)) throw_contended(op, b);
+  } else {
+    admit(b.cpus);
+  }
+  c.resources = b.checkout();
+  c.backend = &b;
+  c.prev_allocator = set_thread_allocator(&c.resources->pool);
+  c.state = state;
+  return ++c.epoch_counter;
+}
+
+// Returns the resources, then releases admission (in that order: the next session
+// must find them in the slot).
+void leave_root(CpuContext& c) noexcept {
+  set_thread_allocator(c.prev_allocator);
+  c.prev_allocator = nullptr;
+  BackendState* b = c.backend;
+  b->checkin(c.resources);
+  c.resources = nullptr;
+  c.backend = nullptr;
+  c.state = CpuContext::State::idle;
+  c.epoch = 0;
+  c.scope_epoch = 0;
+  c.active = nullptr;
+  release(b->cpus);
+}
+}  // namespace
+
+CpuContext& this_context() noexcept { return tls_context; }
+
+CpuContext::~CpuContext() {
+  if (state != State::idle && backend) {
+    BackendState* b = backend;
+    const bool holds_ref = state == State::held || state == State::scope || state == State::scope_scoped;
+    leave_root(*this);
+    if (holds_ref) b->release_ref();
+  }
+}
+
+BackendState::BackendState(std::vector<int> cpus_in, int threads, std::size_t pool_limit)
+    : cpus(std::move(cpus_in)), num_threads(threads), owned(std::make_unique<CpuResources>(pool_limit)) {
+  slot.store(owned.get(), std::memory_order_release);
+}
+
+BackendState::~BackendState() { destroy_workers(*this); }
+
+CpuResources* BackendState::checkout() noexcept {
+  CpuResources* r = slot.load(std::memory_order_acquire);
+  for (;;) {
+    if (r == busy() || r == nullptr) {  // a management call is reading them: a few ns
+      r = slot.load(std::memory_order_acquire);
+      continue;
+    }
+    if (slot.compare_exchange_weak(r, nullptr, std::memory_order_acquire, std::memory_order_acquire)) return r;
+  }
+}
+
+CpuResources* BackendState::borrow(const char* op) const {
+  auto& s = slot;
+  CpuResources* r = s.load(std::memory_order_acquire);
+  for (;;) {
+    if (r == nullptr) throw RuntimeStateError(op, "resources are checked out by an open session");
+    if (r == busy()) {  // another management call: it holds them for nanoseconds
+      r = s.load(std::memory_order_acquire);
+      continue;
+    }
+    if (s.compare_exchange_weak(r, busy(), std::memory_order_acquire, std::memory_order_acquire)) return r;
+  }
+}
+
+EntryGuard::EntryGuard(BackendState& b, bool try_only) : session_(&tls_context, 0), inside_scope_(false) {
+  CpuContext& c = tls_context;
+  const char* op = try_only ? "try_with_session" : "with_session";
+  if (c.state == CpuContext::State::scope && c.backend == &b) {
+    inside_scope_ = true;
+    c.state = CpuContext::State::scope_scoped;
+    session_.epoch_ = c.epoch = ++c.epoch_counter;
+  } else {
+    session_.epoch_ = c.epoch = enter_root(c, b, CpuContext::State::scoped, try_only, op);
+  }
+  c.active = &session_;
+}
+
+EntryGuard::~EntryGuard() {
+  CpuContext& c = tls_context;
+  if (inside_scope_) {
+    c.state = CpuContext::State::scope;
+    c.epoch = 0;
+    c.active = nullptr;
+  } else {
+    leave_root(c);
+  }
+}
+
+}  // namespace detail
+
+// ---- Session ----
+
+int Session::num_threads() const noexcept { return ctx_->backend ? ctx_->backend->num_threads : 1; }
+
+bool Session::usable() const noexcept { return ctx_ == &detail::tls_context && epoch_ != 0 && ctx_->epoch == epoch_; }
+
+void Session::throw_unusable(std::string_view op) const {
+  if (ctx_ != &detail::tls_context)
+    throw SessionEntryError(SessionEntryKind::IncompatibleContext, op, "session used from a thread other than the one that opened it");
+  throw SessionEntryError(SessionEntryKind::Poisoned, op, "session is closed or was moved from");
+}
+
+BufferPoolStats Session::pool_stats() const {
+  check("pool_stats");
+  return ctx_->resources->pool.stats();
+}
+
+Session& current_session() {
+  detail::CpuContext& c = detail::tls_context;
+  if (!c.active || c.epoch == 0)
+    throw SessionEntryError(SessionEntryKind::Poisoned, "current_session", "this thread is not inside a session (nothing opens one implicitly)");
+  return *c.active;
+}
+
+// ---- HeldSession ----
+
+HeldSession::HeldSession(HeldSession&& o) noexcept : Session(std::move(o)) {
+  if (epoch_ && ctx_ == &detail::tls_context && ctx_->active == &o) ctx_->active = this;
+}
+
+HeldSession& HeldSession::operator=(HeldSession&& o) noexcept {
+  if (this != &o) {
+    this->~HeldSession();
+    new (this) HeldSession(std::move(o));
+  }
+  return *this;
+}
+
+HeldSession::~HeldSession() {
+  if (epoch_ && ctx_ == &detail::tls_context) {
+    try {
+      close();
+    } catch (...) {
+    }
+  }
+}
+
+void HeldSession::close() {
+  if (!epoch_) return;
+  if (ctx_ != &detail::tls_context)
+    throw SessionEntryError(SessionEntryKind::IncompatibleContext, "close", "held session closed from a thread other than the one that opened it");
+  detail::CpuContext& c = *ctx_;
+  epoch_ = 0;
+  if (c.state != detail::CpuContext::State::held) return;  // already released (thread exit)
+  detail::BackendState* b = c.backend;
+  detail::leave_root(c);
+  b->release_ref();
+}
+
+// ---- ExecutionScope ----
+
+ExecutionScope& ExecutionScope::operator=(ExecutionScope&& o) noexcept {
+  if (this != &o) {
+    this->~ExecutionScope();
+    new (this) ExecutionScope(std::move(o));
+  }
+  return *this;
+}
+
+ExecutionScope::~ExecutionScope() {
+  if (epoch_ && ctx_ == &detail::tls_context) {
+    try {
+      close();
+    } catch (...) {
+    }
+  }
+}
+
+void ExecutionScope::close() {
+  if (!epoch_) return;
+  if (ctx_ != &detail::tls_context)
+    throw SessionEntryError(SessionEntryKind::IncompatibleContext, "close", "execution scope closed from a thread other than the one that entered it");
+  detail::CpuContext& c = *ctx_;
+  if (c.state == detail::CpuContext::State::scope_scoped)
+    throw SessionEntryError(SessionEntryKind::Reentered, "close", "execution scope closed from inside one of its sessions");
+  epoch_ = 0;
+  if (c.state != detail::CpuContext::State::scope || c.scope_epoch == 0) return;
+  detail::BackendState* b = c.backend;
+  detail::leave_root(c);
+  b->release_ref();
+}
+
+// ---- CpuBackend ----
+
+CpuBackend::CpuBackend() : CpuBackend(CpuBackendOptions{}) {}
+
+CpuBackend::CpuBackend(CpuBackendOptions o) {
+  constexpr const char* op = "CpuBackend";
+  const std::vector<int> allowed = detail::affinity_cpus();
+  std::vector<int> cpus = o.cpus.empty() ? allowed : o.cpus;
+  std::sort(cpus.begin(), cpus.end());
+  for (std::size_t i = 0; i < cpus.size(); ++i) {
+    if (i && cpus[i] == cpus[i - 1]) throw ArgumentError(op, "CPU " + std::to_string(cpus[i]) + " listed twice");
+    if (!std::binary_search(allowed.begin(), allowed.end(), cpus[i]))
+      throw ArgumentError(op, "CPU " + std::to_string(cpus[i]) + " is not in the process affinity mask");
+  }
+  if (o.num_threads < 0) throw ArgumentError(op, "num_threads " + std::to_string(o.num_threads) + " is negative");
+  int threads = o.num_threads;
+  if (threads == 0) threads = detail::env_threads("TENFERRO_NUM_THREADS");
+  if (threads == 0) threads = detail::env_threads("OMP_NUM_THREADS");
+  if (threads == 0) threads = static_cast<int>(cpus.size());
+  state_ = new detail::BackendState(std::move(cpus), threads, o.pool_byte_limit);
+}
+
+CpuBackend::~CpuBackend() { state_->release_ref(); }
+
+int CpuBackend::num_threads() const noexcept { return state_->num_threads; }
+const std::vector<int>& CpuBackend::cpus() const noexcept { return state_->cpus; }
+
+HeldSession CpuBackend::open_session() {
+  detail::CpuContext& c = detail::tls_context;
+  const std::uint64_t e = detail::enter_root(c, *state_, detail::CpuContext::State::held, false, "open_session");
+  c.epoch = e;
+  state_->retain();
+  HeldSession h(&c, e);
+  c.active = nullptr;  // set once the object has its final address: see current_session
+  return h;
+}
+
+HeldSession CpuBackend::try_open_session() {
+  detail::CpuContext& c = detail::tls_context;
+  const std::uint64_t e = detail::enter_root(c, *state_, detail::CpuContext::State::held, true, "try_open_session");
+  c.epoch = e;
+  state_->retain();
+  return HeldSession(&c, e);
+}
+
+ExecutionScope CpuBackend::enter_scope() {
+  detail::CpuContext& c = detail::tls_context;
+  const std::uint64_t e = detail::enter_root(c, *state_, detail::CpuContext::State::scope, false, "enter_scope");
+  c.scope_epoch = e;
+  state_->retain();
+  return ExecutionScope(&c, e);
+}
+
+ExecutionScope CpuBackend::try_enter_scope() {
+  detail::CpuContext& c = detail::tls_context;
+  const std::uint64_t e = detail::enter_root(c, *state_, detail::CpuContext::State::scope, true, "try_enter_scope");
+  c.scope_epoch = e;
+  state_->retain();
+  return ExecutionScope(&c, e);
+}
+
+namespace {
+struct Borrowed {
+  const detail::BackendState& b;
+  detail::CpuResources* r;
+  Borrowed(const detail::BackendState& s, const char* op) : b(s), r(s.borrow(op)) {}
+  ~Borrowed() { b.unborrow(r); }
+};
+}  // namespace
+
+BufferPoolStats CpuBackend::pool_stats() const {
+  Borrowed g(*state_, "pool_stats");
+  return g.r->pool.stats();
+}
+
+void CpuBackend::trim_pool() {
+  Borrowed g(*state_, "trim_pool");
+  g.r->pool.trim();
+}
+
+void CpuBackend::set_pool_byte_limit(std::size_t bytes) {
+  Borrowed g(*state_, "set_pool_byte_limit");
+  g.r->pool.set_byte_limit(bytes);
+}
+
+}  // namespace tenferro

@@ -1,0 +1,85 @@
+#include "cpu/buffer_pool.hpp"
+
+#include <bit>
+
+namespace tenferro::detail {
+
+namespace {
+// The link to the next cached block reuses the (then unused) data area's first bytes.
+StorageHeader*& next_of(StorageHeader* b) noexcept { return *reinterpret_cast<StorageHeader**>(b->data()); }
+}  // namespace
+
+// Capacities come from size_class_bytes: 64, then 5/4, 6/4, 7/4, 8/4 × 2^hi.
+int BufferPool::class_index(std::size_t capacity) noexcept {
+  if (capacity <= 64) return 0;
+  const int hi = 63 - std::countl_zero(capacity - 1);
+  const int q = static_cast<int>(capacity >> (hi - 2));  // 5..8
+  return 1 + 4 * (hi - 6) + (q - 5);
+}
+
+StorageHeader* BufferPool::allocate(std::size_t bytes) {
+  const std::size_t cap = size_class_bytes(bytes);
+  const int c = class_index(cap);
+  if (c < kClasses && free_[c]) {
+    StorageHeader* b = free_[c];
+    free_[c] = next_of(b);
+    stats_.cached_bytes -= cap;
+    --stats_.cached_blocks;
+    ++stats_.hits;
+    b->refs.store(1, std::memory_order_relaxed);
+    b->bytes = bytes;
+    return b;
+  }
+  ++stats_.misses;
+  return heap_allocate_block(bytes);
+}
+
+void BufferPool::release(StorageHeader* b) noexcept {
+  const std::size_t cap = b->capacity;
+  const int c = class_index(cap);
+  // Blocks of at least 8 bytes hold the link; 64 is the smallest capacity.
+  if (c >= kClasses || cap > stats_.byte_limit) {
+    ++stats_.evictions;
+    heap_free_block(b);
+    return;
+  }
+  if (stats_.cached_bytes + cap > stats_.byte_limit) make_room(cap);
+  next_of(b) = free_[c];
+  free_[c] = b;
+  if (c > highest_) highest_ = c;
+  stats_.cached_bytes += cap;
+  ++stats_.cached_blocks;
+}
+
+void BufferPool::make_room(std::size_t needed) noexcept {
+  for (int c = highest_; c >= 0 && stats_.cached_bytes + needed > stats_.byte_limit; --c) {
+    while (free_[c] && stats_.cached_bytes + needed > stats_.byte_limit) {
+      StorageHeader* b = free_[c];
+      free_[c] = next_of(b);
+      stats_.cached_bytes -= b->capacity;
+      --stats_.cached_blocks;
+      ++stats_.evictions;
+      heap_free_block(b);
+    }
+    if (!free_[c] && c == highest_) --highest_;
+  }
+}
+
+void BufferPool::trim() noexcept {
+  for (int c = 0; c <= highest_; ++c) {
+    while (StorageHeader* b = free_[c]) {
+      free_[c] = next_of(b);
+      heap_free_block(b);
+    }
+  }
+  highest_ = -1;
+  stats_.cached_bytes = 0;
+  stats_.cached_blocks = 0;
+}
+
+void BufferPool::set_byte_limit(std::size_t bytes) noexcept {
+  stats_.byte_limit = bytes;
+  if (stats_.cached_bytes > bytes) make_room(0);
+}
+
+}  // namespace tenferro::detail

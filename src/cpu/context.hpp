@@ -1,0 +1,71 @@
+#pragma once
+// Backend state shared by a CpuBackend and its open sessions, and the per-thread
+// context an entry lives in.
+#include "core/internal_check.hpp"
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "cpu/buffer_pool.hpp"
+#include "tenferro/cpu_backend.hpp"
+
+namespace tenferro::detail {
+
+/// Everything a session checks out. Later families add their plan caches here.
+struct CpuResources {
+  explicit CpuResources(std::size_t pool_limit) : pool(pool_limit) {}
+  BufferPool pool;
+};
+
+/// Shared, reference-counted backend state (the CpuBackend holds one reference, each
+/// open HeldSession or ExecutionScope another).
+struct BackendState {
+  BackendState(std::vector<int> cpus, int threads, std::size_t pool_limit);
+  ~BackendState();
+
+  std::vector<int> cpus;  ///< ascending, distinct
+  int num_threads;
+  std::atomic<std::int64_t> refs{1};
+
+  /// The resource slot: the resources, nullptr while a session has them out, or kBusy
+  /// while a management call reads them.
+  mutable std::atomic<CpuResources*> slot;
+  std::unique_ptr<CpuResources> owned;  ///< keeps them alive; slot points into it
+
+  /// Worker pool (created on first parallel use; pinned to `cpus`). See parallel.cpp.
+  std::atomic<struct Workers*> workers{nullptr};
+
+  void retain() noexcept { refs.fetch_add(1, std::memory_order_relaxed); }
+  void release_ref() noexcept {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  /// Moves the resources out (spins only while a management call reads them).
+  CpuResources* checkout() noexcept;
+  void checkin(CpuResources* r) noexcept { slot.store(r, std::memory_order_release); }
+  /// For management calls: the resources, or RuntimeStateError naming `op`.
+  CpuResources* borrow(const char* op) const;
+  void unborrow(CpuResources* r) const noexcept { slot.store(r, std::memory_order_release); }
+
+  static CpuResources* busy() noexcept { return reinterpret_cast<CpuResources*>(std::uintptr_t{1}); }
+};
+
+/// Per-thread entry state. Only its own thread reads or writes it.
+struct CpuContext {
+  enum class State : std::uint8_t { idle, scope, scoped, held, scope_scoped };
+  State state = State::idle;
+  BackendState* backend = nullptr;     ///< admitted backend (scope, scoped, held)
+  CpuResources* resources = nullptr;   ///< checked-out resources while admitted
+  BlockAllocator* prev_allocator = nullptr;
+  std::uint64_t epoch = 0;             ///< the active session's epoch (0: none)
+  std::uint64_t scope_epoch = 0;       ///< the active execution scope's epoch
+  std::uint64_t epoch_counter = 0;
+  Session* active = nullptr;           ///< the active session, for operator sugar
+
+  ~CpuContext();  // a thread exiting inside a session releases it
+};
+
+/// This thread's context.
+CpuContext& this_context() noexcept;
+
+}  // namespace tenferro::detail

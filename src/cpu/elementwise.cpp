@@ -1,0 +1,221 @@
+// Binary, comparison and ternary elementwise ops on the elementwise engine.
+#include "cpu/elementwise.hpp"
+
+#include "core/convert.hpp"
+#include "cpu/elementwise_functors.hpp"
+#include "ops/catalog.hpp"
+
+namespace tenferro {
+namespace detail {
+
+void prepare_input(Session& s, const Operand& in, DType d, std::string_view op, Tensor& converted, unsigned char* buf) {
+  if (in.is_tensor()) {
+    if (in.tensor().dtype() != d) converted = cast(s, in.tensor(), d);
+    return;
+  }
+  const Scalar& v = in.scalar();
+  visit_dtype(op, d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!is_inexact(dtype_of<T>)) {
+      const bool exact = visit_dtype(op, v.natural_dtype(), [&](auto stag) {
+        return exact_value<T>(v.template to<typename decltype(stag)::type>());
+      });
+      if (!exact) throw ArgumentError(op, "scalar " + v.to_string() + " does not fit dtype " + std::string(dtype_name(d)));
+    }
+    const T x = v.to<T>();
+    std::memcpy(buf, &x, sizeof(T));
+  });
+}
+
+namespace {
+
+// Integer div/rem by zero and negative integer exponents are errors found before any
+// output is written: scan the (prepared) divisor.
+template <class T, class Bad> void scan_input(Session& s, const EwArgs<2>& args, int k, Bad bad, const char* what) {
+  if (!args.tensor[k]) {
+    T v;
+    std::memcpy(&v, args.scalar[k], sizeof(T));
+    if (bad(v)) throw NumericalError(args.op, std::string(what) + " (scalar " + std::to_string(v) + ")");
+    return;
+  }
+  const Tensor& t = args.input(k);
+  const Shape sh = t.shape();
+  std::int64_t st[kMaxRank];
+  broadcast_byte_strides(t, t.rank(), st);
+  const std::int64_t* sp[1] = {st};
+  char* ptr[1] = {static_cast<char*>(const_cast<void*>(t.data()))};
+  LoopPlan<1> plan;
+  plan.build(t.rank(), sh.data(), sp, ptr);
+  bool found = false;
+  plan.run(0, plan.numel, [&](char** p, const std::int64_t* stride, std::int64_t n) {
+    const char* q = p[0];
+    for (std::int64_t i = 0; i < n && !found; ++i, q += stride[0]) found = bad(*reinterpret_cast<const T*>(q));
+  });
+  if (found) throw NumericalError(args.op, std::string(what) + " in " + describe(t));
+}
+
+template <DTypeSet Set, class F> void run_same(Session& s, const EwArgs<2>& args, const LoopPlan<3>& plan, F f, std::int64_t cost = 1) {
+  visit_dtype<Set>(args.op, args.compute, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_plan(s, plan, cost, [f](char** p, const std::int64_t* st, std::int64_t n) { line2<T, T, T>(p, st, n, f); });
+  });
+}
+
+void binary(Session& s, OpId id, const Operand& a, const Operand& b, const Tensor* out, Tensor& result) {
+  EwArgs<2> args;
+  args.op = op_name(id);
+  const Operand* ins[2] = {&a, &b};
+  const DType d = promote_operands(s, args, ins);
+  require_dtype_in(d, op_info(id).dtypes, args.op);
+  args.compute = d;
+  args.in_dtype[0] = args.in_dtype[1] = d;
+  const Tensor& o = prepare_output(args, d, out, result);
+  prepare_inputs(s, args, ins);
+  if (is_integer(d) && o.numel() > 0) {
+    visit_dtype<DTypeSet::integer>(args.op, d, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (id == OpId::div || id == OpId::rem) scan_input<T>(s, args, 1, [](T v) { return v == 0; }, "integer division by zero");
+      if (id == OpId::pow) scan_input<T>(s, args, 1, [](T v) { return v < 0; }, "negative integer exponent");
+    });
+  }
+  const LoopPlan<3> plan = make_plan(args, o);
+  switch (id) {
+    case OpId::add: return run_same<DTypeSet::numeric>(s, args, plan, fn::Add{});
+    case OpId::sub: return run_same<DTypeSet::numeric>(s, args, plan, fn::Sub{});
+    case OpId::mul: return run_same<DTypeSet::numeric>(s, args, plan, fn::Mul{});
+    case OpId::div: return run_same<DTypeSet::numeric>(s, args, plan, fn::Div{}, 4);
+    case OpId::rem: return run_same<DTypeSet::real_numeric>(s, args, plan, fn::Rem{}, 8);
+    case OpId::maximum: return run_same<DTypeSet::real>(s, args, plan, fn::Maximum{});
+    case OpId::minimum: return run_same<DTypeSet::real>(s, args, plan, fn::Minimum{});
+    case OpId::pow: return run_same<DTypeSet::numeric>(s, args, plan, fn::Pow{}, 20);
+    default: throw InternalError(args.op, "not a binary op");
+  }
+}
+
+template <class F> void run_compare(Session& s, const EwArgs<2>& args, const LoopPlan<3>& plan, F f) {
+  visit_dtype(args.op, args.compute, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_complex_v<T> && !(std::is_same_v<F, fn::Eq> || std::is_same_v<F, fn::Ne>)) {
+      throw InternalError(args.op, "ordered comparison of complex values");
+    } else {
+      run_plan(s, plan, 1, [f](char** p, const std::int64_t* st, std::int64_t n) { line2<bool, T, T>(p, st, n, f); });
+    }
+  });
+}
+
+const char* compare_name(CompareOp c) {
+  static const char* names[] = {"compare(eq)", "compare(ne)", "compare(lt)", "compare(le)", "compare(gt)", "compare(ge)"};
+  return names[static_cast<int>(c)];
+}
+
+void compare_impl(Session& s, const Operand& a, const Operand& b, CompareOp c, const Tensor* out, Tensor& result) {
+  EwArgs<2> args;
+  args.op = compare_name(c);
+  const Operand* ins[2] = {&a, &b};
+  const DType d = promote_operands(s, args, ins);
+  if (is_complex(d) && c != CompareOp::eq && c != CompareOp::ne)
+    throw DTypeError(args.op, "ordered comparison of complex dtype " + std::string(dtype_name(d)) + " (only eq and ne)");
+  args.compute = d;
+  args.in_dtype[0] = args.in_dtype[1] = d;
+  const Tensor& o = prepare_output(args, DType::b8, out, result);
+  prepare_inputs(s, args, ins);
+  const LoopPlan<3> plan = make_plan(args, o);
+  switch (c) {
+    case CompareOp::eq: return run_compare(s, args, plan, fn::Eq{});
+    case CompareOp::ne: return run_compare(s, args, plan, fn::Ne{});
+    case CompareOp::lt: return run_compare(s, args, plan, fn::Lt{});
+    case CompareOp::le: return run_compare(s, args, plan, fn::Le{});
+    case CompareOp::gt: return run_compare(s, args, plan, fn::Gt{});
+    case CompareOp::ge: return run_compare(s, args, plan, fn::Ge{});
+  }
+}
+
+void select_impl(Session& s, const Operand& pred, const Operand& t, const Operand& f, const Tensor* out, Tensor& result) {
+  EwArgs<3> args;
+  args.op = "select";
+  const Operand* ins[3] = {&pred, &t, &f};
+  const DType d = promote_operands(s, args, ins, 0b110u);
+  const bool pred_bool = pred.is_tensor() ? pred.tensor().dtype() == DType::b8 : pred.scalar().kind() == Scalar::Kind::boolean;
+  if (!pred_bool)
+    throw DTypeError(args.op, "pred must be bool, got " + std::string(pred.is_tensor() ? dtype_name(pred.tensor().dtype()) : "a non-bool scalar"));
+  args.compute = d;
+  args.in_dtype[0] = DType::b8;
+  args.in_dtype[1] = args.in_dtype[2] = d;
+  const Tensor& o = prepare_output(args, d, out, result);
+  prepare_inputs(s, args, ins);
+  const LoopPlan<4> plan = make_plan(args, o);
+  visit_dtype(args.op, d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_plan(s, plan, 1, [](char** p, const std::int64_t* st, std::int64_t n) { line3<T, bool, T, T>(p, st, n, fn::Select{}); });
+  });
+}
+
+void clamp_impl(Session& s, const Operand& lo, const Operand& x, const Operand& hi, const Tensor* out, Tensor& result) {
+  EwArgs<3> args;
+  args.op = "clamp";
+  const Operand* ins[3] = {&lo, &x, &hi};
+  const DType d = promote_operands(s, args, ins);
+  require_dtype_in(d, DTypeSet::real, args.op);
+  args.compute = d;
+  args.in_dtype[0] = args.in_dtype[1] = args.in_dtype[2] = d;
+  const Tensor& o = prepare_output(args, d, out, result);
+  prepare_inputs(s, args, ins);
+  const LoopPlan<4> plan = make_plan(args, o);
+  visit_dtype<DTypeSet::real>(args.op, d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_plan(s, plan, 1, [](char** p, const std::int64_t* st, std::int64_t n) { line3<T, T, T, T>(p, st, n, fn::Clamp{}); });
+  });
+}
+
+}  // namespace
+}  // namespace detail
+
+#define TENFERRO_DEFINE_BINARY(name)                                                   \
+  Tensor name(Session& s, const Operand& a, const Operand& b) {                        \
+    Tensor r;                                                                          \
+    detail::binary(s, detail::OpId::name, a, b, nullptr, r);                           \
+    return r;                                                                          \
+  }                                                                                    \
+  void name##_into(Session& s, const Operand& a, const Operand& b, const Tensor& out) { \
+    Tensor r;                                                                          \
+    detail::binary(s, detail::OpId::name, a, b, &out, r);                              \
+  }
+TENFERRO_DEFINE_BINARY(add)
+TENFERRO_DEFINE_BINARY(sub)
+TENFERRO_DEFINE_BINARY(mul)
+TENFERRO_DEFINE_BINARY(div)
+TENFERRO_DEFINE_BINARY(rem)
+TENFERRO_DEFINE_BINARY(maximum)
+TENFERRO_DEFINE_BINARY(minimum)
+TENFERRO_DEFINE_BINARY(pow)
+#undef TENFERRO_DEFINE_BINARY
+
+Tensor compare(Session& s, const Operand& a, const Operand& b, CompareOp op) {
+  Tensor r;
+  detail::compare_impl(s, a, b, op, nullptr, r);
+  return r;
+}
+void compare_into(Session& s, const Operand& a, const Operand& b, CompareOp op, const Tensor& out) {
+  Tensor r;
+  detail::compare_impl(s, a, b, op, &out, r);
+}
+Tensor select(Session& s, const Operand& pred, const Operand& t, const Operand& f) {
+  Tensor r;
+  detail::select_impl(s, pred, t, f, nullptr, r);
+  return r;
+}
+void select_into(Session& s, const Operand& pred, const Operand& t, const Operand& f, const Tensor& out) {
+  Tensor r;
+  detail::select_impl(s, pred, t, f, &out, r);
+}
+Tensor clamp(Session& s, const Operand& lo, const Operand& x, const Operand& hi) {
+  Tensor r;
+  detail::clamp_impl(s, lo, x, hi, nullptr, r);
+  return r;
+}
+void clamp_into(Session& s, const Operand& lo, const Operand& x, const Operand& hi, const Tensor& out) {
+  Tensor r;
+  detail::clamp_impl(s, lo, x, hi, &out, r);
+}
+
+}  // namespace tenferro

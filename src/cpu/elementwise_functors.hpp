@@ -1,0 +1,216 @@
+#pragma once
+// Scalar functors of the elementwise ops. Each is a struct with a templated call
+// operator; the kernels in elementwise.hpp apply them along strided lines.
+// Signed integer arithmetic wraps (computed in the unsigned type), so no op has
+// undefined behaviour; integer division by zero and negative integer exponents are
+// rejected before any kernel runs.
+#include "core/internal_check.hpp"
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <type_traits>
+
+#include "tenferro/dtype.hpp"
+
+namespace tenferro::detail::fn {
+
+template <class T> constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T> using uint_t = std::make_unsigned_t<T>;
+
+struct Add {
+  template <class T> T operator()(T a, T b) const noexcept {
+    if constexpr (is_int_v<T>) return static_cast<T>(static_cast<uint_t<T>>(a) + static_cast<uint_t<T>>(b));
+    else return a + b;
+  }
+};
+struct Sub {
+  template <class T> T operator()(T a, T b) const noexcept {
+    if constexpr (is_int_v<T>) return static_cast<T>(static_cast<uint_t<T>>(a) - static_cast<uint_t<T>>(b));
+    else return a - b;
+  }
+};
+struct Mul {
+  template <class T> T operator()(T a, T b) const noexcept {
+    if constexpr (is_int_v<T>) return static_cast<T>(static_cast<uint_t<T>>(a) * static_cast<uint_t<T>>(b));
+    else return a * b;
+  }
+};
+struct Div {
+  template <class T> T operator()(T a, T b) const noexcept {
+    if constexpr (is_int_v<T>) {
+      if (b == T(-1)) return static_cast<T>(uint_t<T>(0) - static_cast<uint_t<T>>(a));  // MIN / -1 wraps to MIN
+      return a / b;
+    } else {
+      return a / b;
+    }
+  }
+};
+struct Rem {
+  template <class T> T operator()(T a, T b) const noexcept {
+    if constexpr (is_int_v<T>) return b == T(-1) ? T(0) : a % b;
+    else return std::fmod(a, b);
+  }
+};
+struct Maximum {
+  template <class T> T operator()(T a, T b) const noexcept {
+    if constexpr (std::is_same_v<T, bool>) return a || b;
+    else if constexpr (std::is_floating_point_v<T>) return a != a ? a : b != b ? b : (a > b ? a : b);
+    else return a > b ? a : b;
+  }
+};
+struct Minimum {
+  template <class T> T operator()(T a, T b) const noexcept {
+    if constexpr (std::is_same_v<T, bool>) return a && b;
+    else if constexpr (std::is_floating_point_v<T>) return a != a ? a : b != b ? b : (a < b ? a : b);
+    else return a < b ? a : b;
+  }
+};
+struct Pow {
+  template <class T> T operator()(T a, T b) const noexcept {
+    if constexpr (is_int_v<T>) {  // b >= 0 (checked); square-and-multiply, wrapping
+      uint_t<T> base = static_cast<uint_t<T>>(a), r = 1;
+      for (auto e = static_cast<uint_t<T>>(b); e; e >>= 1) {
+        if (e & 1) r *= base;
+        base *= base;
+      }
+      return static_cast<T>(r);
+    } else {
+      return std::pow(a, b);
+    }
+  }
+};
+
+// ---- comparisons (output bool) ----
+struct Eq { template <class T> bool operator()(T a, T b) const noexcept { return a == b; } };
+struct Ne { template <class T> bool operator()(T a, T b) const noexcept { return a != b; } };
+struct Lt { template <class T> bool operator()(T a, T b) const noexcept { return a < b; } };
+struct Le { template <class T> bool operator()(T a, T b) const noexcept { return a <= b; } };
+struct Gt { template <class T> bool operator()(T a, T b) const noexcept { return a > b; } };
+struct Ge { template <class T> bool operator()(T a, T b) const noexcept { return a >= b; } };
+
+// ---- ternary ----
+struct Select { template <class T> T operator()(bool p, T a, T b) const noexcept { return p ? a : b; } };
+/// StableHLO clamp(lo, x, hi); a NaN x stays NaN.
+struct Clamp {
+  template <class T> T operator()(T lo, T x, T hi) const noexcept { return x < lo ? lo : (x > hi ? hi : x); }
+};
+
+// ---- unary, same dtype ----
+struct Neg {
+  template <class T> T operator()(T a) const noexcept {
+    if constexpr (is_int_v<T>) return static_cast<T>(uint_t<T>(0) - static_cast<uint_t<T>>(a));
+    else return -a;
+  }
+};
+struct Conj {
+  template <class T> T operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) return std::conj(a);
+    else return a;
+  }
+};
+struct Sign {
+  template <class T> T operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) {
+      const auto m = std::abs(a);
+      return m == 0 ? T(0) : (m != m ? T(m, m) : a / m);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return a != a ? a : T((a > 0) - (a < 0));
+    } else {
+      return T((a > 0) - (a < 0));
+    }
+  }
+};
+
+// ---- unary, real output ----
+struct Abs {
+  template <class T> real_t<T> operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) return std::abs(a);
+    else if constexpr (is_int_v<T>) return a < 0 ? static_cast<T>(uint_t<T>(0) - static_cast<uint_t<T>>(a)) : a;
+    else return std::fabs(a);
+  }
+};
+struct Real {
+  template <class T> real_t<T> operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) return a.real();
+    else return a;
+  }
+};
+struct Imag {
+  template <class T> real_t<T> operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) return a.imag();
+    else return real_t<T>(0);
+  }
+};
+/// Angle; the output type R is the float dtype chosen by the op (f64 for integers).
+template <class R> struct Angle {
+  template <class T> R operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) return static_cast<R>(std::arg(a));
+    else if constexpr (std::is_floating_point_v<T>) return a != a ? a : (std::signbit(a) ? R(M_PI) : R(0));
+    else return a < 0 ? R(M_PI) : R(0);
+  }
+};
+
+// ---- analytic (float and complex) ----
+#define TENFERRO_STD_UNARY(Name, f)                                             \
+  struct Name {                                                                 \
+    template <class T> T operator()(T a) const noexcept { return std::f(a); }   \
+  };
+TENFERRO_STD_UNARY(Exp, exp)
+TENFERRO_STD_UNARY(Log, log)
+TENFERRO_STD_UNARY(Sin, sin)
+TENFERRO_STD_UNARY(Cos, cos)
+TENFERRO_STD_UNARY(Tan, tan)
+TENFERRO_STD_UNARY(Tanh, tanh)
+TENFERRO_STD_UNARY(Sqrt, sqrt)
+TENFERRO_STD_UNARY(Asin, asin)
+TENFERRO_STD_UNARY(Acos, acos)
+TENFERRO_STD_UNARY(Atan, atan)
+TENFERRO_STD_UNARY(Sinh, sinh)
+TENFERRO_STD_UNARY(Cosh, cosh)
+TENFERRO_STD_UNARY(Erf, erf)
+#undef TENFERRO_STD_UNARY
+
+struct Rsqrt {
+  template <class T> T operator()(T a) const noexcept { return T(1) / std::sqrt(a); }
+};
+/// expm1(x+iy) = expm1(x)cos(y) - 2 sin²(y/2) + i e^x sin(y): accurate near 0.
+struct Expm1 {
+  template <class T> T operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) {
+      using R = typename T::value_type;
+      const R x = a.real(), y = a.imag(), s = std::sin(y / 2);
+      return T(std::expm1(x) * std::cos(y) - 2 * s * s, std::exp(x) * std::sin(y));
+    } else {
+      return std::expm1(a);
+    }
+  }
+};
+/// log1p(z) = ½·log1p(2x + x² + y²) + i·atan2(y, 1 + x): accurate near 0.
+struct Log1p {
+  template <class T> T operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) {
+      using R = typename T::value_type;
+      const R x = a.real(), y = a.imag();
+      if (std::abs(x) < R(0.5) && std::abs(y) < R(0.5)) return T(std::log1p(x * (2 + x) + y * y) / 2, std::atan2(y, 1 + x));
+      return std::log(T(1) + a);
+    } else {
+      return std::log1p(a);
+    }
+  }
+};
+/// Logistic function; for real x the branch keeps exp from overflowing.
+struct Sigmoid {
+  template <class T> T operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) {
+      return T(1) / (T(1) + std::exp(-a));
+    } else {
+      if (a >= 0) return T(1) / (T(1) + std::exp(-a));
+      const T e = std::exp(a);
+      return e / (T(1) + e);
+    }
+  }
+};
+
+// ---- conversions ----
+}  // namespace tenferro::detail::fn

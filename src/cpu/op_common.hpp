@@ -1,0 +1,42 @@
+#pragma once
+// Validation and operand preparation shared by every CPU op (elementwise, reductions,
+// BLAS-1). Two tiers of checks (STYLE 7): everything here validates user input and
+// throws typed errors whose message starts with the op name.
+#include "core/internal_check.hpp"
+
+#include <span>
+#include <string_view>
+
+#include "core/layout.hpp"
+#include "tenferro/cpu_backend.hpp"
+#include "tenferro/ops.hpp"
+#include "tenferro/tensor.hpp"
+
+namespace tenferro::detail {
+
+/// `t` is defined and on the CPU; `what` names it in messages ("lhs", "out").
+void require_cpu_tensor(const Tensor& t, std::string_view op, std::string_view what);
+
+/// `out` is defined, on the CPU, writable, has `dtype` (DTypeError) and `shape`
+/// (ShapeError), and no two of its elements share memory (ArgumentError).
+void require_output(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape);
+
+/// ArgumentError unless `out` and `in` are disjoint in memory, or (when `same_ok`) `in`,
+/// broadcast to out's shape, is exactly out's layout (same first element and strides).
+void check_overlap(const Tensor& out, const Tensor& in, std::string_view op, bool same_ok);
+
+/// Byte strides of `t` broadcast to `shape` (rank >= t.rank(); 0 on stretched axes).
+void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexcept;
+
+/// "[2, 3] f64" for messages.
+std::string describe(const Tensor& t);
+
+/// A compact tensor for an op's result (from the session's pool when inside one).
+Tensor new_output(std::span<const std::int64_t> shape, DType dtype, std::string_view op);
+
+/// Reduction axis mask (all axes when `all`), AxisError for bad or repeated axes.
+std::uint64_t reduction_mask(const Tensor& x, std::span<const std::int64_t> axes, bool all, std::string_view op);
+/// Result shape of a reduction over `mask`.
+Dims reduced_shape(const Tensor& x, std::uint64_t mask, bool keepdims);
+
+}  // namespace tenferro::detail

@@ -1,0 +1,89 @@
+#include "cpu/parallel.hpp"
+
+#include <sched.h>
+
+#include <mutex>
+#include <new>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
+
+#include "cpu/context.hpp"
+
+namespace tenferro::detail {
+
+namespace {
+// Pins the arena's worker threads (never the caller's thread) to the backend's CPUs.
+class PinningObserver final : public tbb::task_scheduler_observer {
+ public:
+  PinningObserver(tbb::task_arena& arena, const std::vector<int>& cpus) : tbb::task_scheduler_observer(arena) {
+    CPU_ZERO(&set_);
+    for (int c : cpus) CPU_SET(c, &set_);
+    observe(true);
+  }
+  ~PinningObserver() override { observe(false); }
+  void on_scheduler_entry(bool is_worker) override {
+    if (is_worker) sched_setaffinity(0, sizeof set_, &set_);
+  }
+
+ private:
+  cpu_set_t set_;
+};
+
+std::mutex g_workers_mutex;  // creation only (first parallel op of a backend)
+}  // namespace
+
+struct Workers {
+  Workers(const BackendState& b) : arena(b.num_threads), observer(arena, b.cpus) {}
+  tbb::task_arena arena;
+  PinningObserver observer;
+};
+
+void destroy_workers(BackendState& b) noexcept { delete b.workers.exchange(nullptr); }
+
+namespace {
+Workers& workers_of(BackendState& b) {
+  Workers* w = b.workers.load(std::memory_order_acquire);
+  if (w) return *w;
+  std::lock_guard<std::mutex> lock(g_workers_mutex);
+  w = b.workers.load(std::memory_order_acquire);
+  if (!w) {
+    try {
+      w = new Workers(b);
+    } catch (const std::exception& e) {
+      throw SessionEntryError(SessionEntryKind::Executor, "parallel", std::string("could not start the worker pool: ") + e.what());
+    }
+    b.workers.store(w, std::memory_order_release);
+  }
+  return *w;
+}
+}  // namespace
+
+int fork_threads(const Session& s, std::int64_t n, std::int64_t cost) noexcept {
+  const int budget = s.num_threads();
+  if (budget <= 1 || n <= 1) return 1;
+  const std::int64_t work = n * cost;
+  if (work < kForkThreshold) return 1;
+  const std::int64_t by_work = work / (kForkThreshold / 2);
+  return static_cast<int>(std::min<std::int64_t>({budget, by_work, n}));
+}
+
+void parallel_chunks(const Session& s, std::int64_t n, int threads, const std::function<void(std::int64_t, std::int64_t)>& f) {
+  if (threads <= 1 || n <= 1) {
+    if (n > 0) f(0, n);
+    return;
+  }
+  Workers& w = workers_of(*s.context().backend);
+  const std::int64_t chunk = (n + threads - 1) / threads;
+  // The worker threads run kernels only: they never allocate tensor storage through
+  // the session's pool (the allocator hook is per thread and absent there).
+  w.arena.execute([&] {
+    tbb::parallel_for(0, threads, 1, [&](int k) {
+      const std::int64_t b = k * chunk, e = std::min(n, b + chunk);
+      if (b < e) f(b, e);
+    });
+  });
+}
+
+}  // namespace tenferro::detail

@@ -1,0 +1,119 @@
+// Unary elementwise ops (neg conj abs sign real imag angle) and the analytic functions.
+#include "cpu/elementwise.hpp"
+#include "cpu/elementwise_functors.hpp"
+#include "ops/catalog.hpp"
+
+namespace tenferro {
+namespace detail {
+namespace {
+
+// Per-element cost for the fork decision (Note [Fork cost model]).
+constexpr std::int64_t kCheap = 1, kAnalytic = 12;
+
+template <DTypeSet Set, class F> void run_unary(Session& s, std::string_view op, DType d, const LoopPlan<2>& plan, F f, std::int64_t cost) {
+  visit_dtype<Set>(op, d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using O = decltype(f(T{}));
+    if constexpr (std::is_same_v<O, T> || std::is_same_v<O, real_t<T>>) {
+      run_plan(s, plan, cost * (is_complex_v<T> ? 4 : 1), [f](char** p, const std::int64_t* st, std::int64_t n) { line1<O, T>(p, st, n, f); });
+    }
+  });
+}
+
+DType unary_out_dtype(OpId id, DType d) {
+  switch (id) {
+    case OpId::abs:
+    case OpId::real:
+    case OpId::imag: return real_dtype(d);
+    case OpId::angle: return is_integer(d) ? DType::f64 : real_dtype(d);
+    default: return d;
+  }
+}
+
+void unary(Session& s, OpId id, const Tensor& x, const Tensor* out, Tensor& result) {
+  EwArgs<1> args;
+  args.op = op_name(id);
+  const Operand in(x);
+  const Operand* ins[1] = {&in};
+  const DType d = promote_operands(s, args, ins);
+  require_dtype_in(d, op_info(id).dtypes, args.op);
+  args.compute = args.in_dtype[0] = d;
+  const DType od = unary_out_dtype(id, d);
+  const Tensor& o = prepare_output(args, od, out, result);
+  const LoopPlan<2> plan = make_plan(args, o);
+  constexpr auto N = DTypeSet::numeric;
+  constexpr auto I = DTypeSet::inexact;
+  switch (id) {
+    case OpId::neg: return run_unary<N>(s, args.op, d, plan, fn::Neg{}, kCheap);
+    case OpId::conj: return run_unary<N>(s, args.op, d, plan, fn::Conj{}, kCheap);
+    case OpId::abs: return run_unary<N>(s, args.op, d, plan, fn::Abs{}, kCheap);
+    case OpId::sign: return run_unary<N>(s, args.op, d, plan, fn::Sign{}, kCheap);
+    case OpId::real: return run_unary<N>(s, args.op, d, plan, fn::Real{}, kCheap);
+    case OpId::imag: return run_unary<N>(s, args.op, d, plan, fn::Imag{}, kCheap);
+    case OpId::angle:
+      return visit_dtype<N>(args.op, d, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using R = std::conditional_t<std::is_integral_v<T>, double, real_t<T>>;
+        run_plan(s, plan, kAnalytic, [](char** p, const std::int64_t* st, std::int64_t n) { line1<R, T>(p, st, n, fn::Angle<R>{}); });
+      });
+    case OpId::exp: return run_unary<I>(s, args.op, d, plan, fn::Exp{}, kAnalytic);
+    case OpId::log: return run_unary<I>(s, args.op, d, plan, fn::Log{}, kAnalytic);
+    case OpId::sin: return run_unary<I>(s, args.op, d, plan, fn::Sin{}, kAnalytic);
+    case OpId::cos: return run_unary<I>(s, args.op, d, plan, fn::Cos{}, kAnalytic);
+    case OpId::tan: return run_unary<I>(s, args.op, d, plan, fn::Tan{}, kAnalytic);
+    case OpId::tanh: return run_unary<I>(s, args.op, d, plan, fn::Tanh{}, kAnalytic);
+    case OpId::sqrt: return run_unary<I>(s, args.op, d, plan, fn::Sqrt{}, kAnalytic);
+    case OpId::rsqrt: return run_unary<I>(s, args.op, d, plan, fn::Rsqrt{}, kAnalytic);
+    case OpId::expm1: return run_unary<I>(s, args.op, d, plan, fn::Expm1{}, kAnalytic);
+    case OpId::log1p: return run_unary<I>(s, args.op, d, plan, fn::Log1p{}, kAnalytic);
+    case OpId::erf: return run_unary<DTypeSet::floating>(s, args.op, d, plan, fn::Erf{}, kAnalytic);
+    case OpId::sigmoid: return run_unary<I>(s, args.op, d, plan, fn::Sigmoid{}, kAnalytic);
+    case OpId::asin: return run_unary<I>(s, args.op, d, plan, fn::Asin{}, kAnalytic);
+    case OpId::acos: return run_unary<I>(s, args.op, d, plan, fn::Acos{}, kAnalytic);
+    case OpId::atan: return run_unary<I>(s, args.op, d, plan, fn::Atan{}, kAnalytic);
+    case OpId::sinh: return run_unary<I>(s, args.op, d, plan, fn::Sinh{}, kAnalytic);
+    case OpId::cosh: return run_unary<I>(s, args.op, d, plan, fn::Cosh{}, kAnalytic);
+    default: throw InternalError(args.op, "not a unary op");
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+#define TENFERRO_DEFINE_UNARY(name)                                      \
+  Tensor name(Session& s, const Tensor& x) {                             \
+    Tensor r;                                                            \
+    detail::unary(s, detail::OpId::name, x, nullptr, r);                 \
+    return r;                                                            \
+  }                                                                      \
+  void name##_into(Session& s, const Tensor& x, const Tensor& out) {     \
+    Tensor r;                                                            \
+    detail::unary(s, detail::OpId::name, x, &out, r);                    \
+  }
+TENFERRO_DEFINE_UNARY(neg)
+TENFERRO_DEFINE_UNARY(conj)
+TENFERRO_DEFINE_UNARY(abs)
+TENFERRO_DEFINE_UNARY(sign)
+TENFERRO_DEFINE_UNARY(real)
+TENFERRO_DEFINE_UNARY(imag)
+TENFERRO_DEFINE_UNARY(angle)
+TENFERRO_DEFINE_UNARY(exp)
+TENFERRO_DEFINE_UNARY(log)
+TENFERRO_DEFINE_UNARY(sin)
+TENFERRO_DEFINE_UNARY(cos)
+TENFERRO_DEFINE_UNARY(tan)
+TENFERRO_DEFINE_UNARY(tanh)
+TENFERRO_DEFINE_UNARY(sqrt)
+TENFERRO_DEFINE_UNARY(rsqrt)
+TENFERRO_DEFINE_UNARY(expm1)
+TENFERRO_DEFINE_UNARY(log1p)
+TENFERRO_DEFINE_UNARY(erf)
+TENFERRO_DEFINE_UNARY(sigmoid)
+TENFERRO_DEFINE_UNARY(asin)
+TENFERRO_DEFINE_UNARY(acos)
+TENFERRO_DEFINE_UNARY(atan)
+TENFERRO_DEFINE_UNARY(sinh)
+TENFERRO_DEFINE_UNARY(cosh)
+#undef TENFERRO_DEFINE_UNARY
+
+}  // namespace tenferro
