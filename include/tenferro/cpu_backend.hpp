@@ -104,7 +104,7 @@ class TENFERRO_API HeldSession : public Session {
   bool is_open() const noexcept { return epoch_ != 0; }
 
  private:
-  HeldSession(detail::CpuContext* ctx, std::uint64_t epoch) noexcept : Session(ctx, epoch) {}
+  HeldSession(detail::CpuContext* ctx, std::uint64_t epoch) noexcept;
   friend class CpuBackend;
 };
 

@@ -177,6 +177,8 @@ Session& current_session() {
 
 // ---- HeldSession ----
 
+HeldSession::HeldSession(detail::CpuContext* ctx, std::uint64_t epoch) noexcept : Session(ctx, epoch) { ctx->active = this; }
+
 HeldSession::HeldSession(HeldSession&& o) noexcept : Session(std::move(o)) {
   if (epoch_ && ctx_ == &detail::tls_context && ctx_->active == &o) ctx_->active = this;
 }
@@ -275,9 +277,7 @@ HeldSession CpuBackend::open_session() {
   const std::uint64_t e = detail::enter_root(c, *state_, detail::CpuContext::State::held, false, "open_session");
   c.epoch = e;
   state_->retain();
-  HeldSession h(&c, e);
-  c.active = nullptr;  // set once the object has its final address: see current_session
-  return h;
+  return HeldSession(&c, e);
 }
 
 HeldSession CpuBackend::try_open_session() {

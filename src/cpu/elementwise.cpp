@@ -31,11 +31,11 @@ namespace {
 
 // Integer div/rem by zero and negative integer exponents are errors found before any
 // output is written: scan the (prepared) divisor.
-template <class T, class Bad> void scan_input(Session& s, const EwArgs<2>& args, int k, Bad bad, const char* what) {
+template <class E, class T, class Bad> void scan_input(const EwArgs<2>& args, int k, Bad bad, const char* what) {
   if (!args.tensor[k]) {
     T v;
     std::memcpy(&v, args.scalar[k], sizeof(T));
-    if (bad(v)) throw NumericalError(args.op, std::string(what) + " (scalar " + std::to_string(v) + ")");
+    if (bad(v)) throw E(args.op, std::string(what) + " (scalar " + std::to_string(v) + ")");
     return;
   }
   const Tensor& t = args.input(k);
@@ -51,7 +51,7 @@ template <class T, class Bad> void scan_input(Session& s, const EwArgs<2>& args,
     const char* q = p[0];
     for (std::int64_t i = 0; i < n && !found; ++i, q += stride[0]) found = bad(*reinterpret_cast<const T*>(q));
   });
-  if (found) throw NumericalError(args.op, std::string(what) + " in " + describe(t));
+  if (found) throw E(args.op, std::string(what) + " in " + describe(t));
 }
 
 template <DTypeSet Set, class F> void run_same(Session& s, const EwArgs<2>& args, const LoopPlan<3>& plan, F f, std::int64_t cost = 1) {
@@ -74,8 +74,8 @@ void binary(Session& s, OpId id, const Operand& a, const Operand& b, const Tenso
   if (is_integer(d) && o.numel() > 0) {
     visit_dtype<DTypeSet::integer>(args.op, d, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if (id == OpId::div || id == OpId::rem) scan_input<T>(s, args, 1, [](T v) { return v == 0; }, "integer division by zero");
-      if (id == OpId::pow) scan_input<T>(s, args, 1, [](T v) { return v < 0; }, "negative integer exponent");
+      if (id == OpId::div || id == OpId::rem) scan_input<NumericalError, T>(args, 1, [](T v) { return v == 0; }, "integer division by zero");
+      if (id == OpId::pow) scan_input<ArgumentError, T>(args, 1, [](T v) { return v < 0; }, "negative integer exponent");
     });
   }
   const LoopPlan<3> plan = make_plan(args, o);
