@@ -1,0 +1,43 @@
+// Runs one fixed-cost case N times, for instruction counting under callgrind
+// (bench/callgrind.sh runs it at two N and reports the per-call difference, which
+// cancels start-up and set-up). Usage: fixed_cost_driver CASE N
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "tenferro/tenferro.hpp"
+
+using namespace tenferro;
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s CASE N\n", argv[0]);
+    return 2;
+  }
+  const char* c = argv[1];
+  const long n = std::strtol(argv[2], nullptr, 10);
+  CpuBackend b(CpuBackendOptions{.num_threads = 1});
+  auto x = Tensor::ones({2, 2}, DType::f64), y = Tensor::ones({2, 2}, DType::f64), out = Tensor::zeros({2, 2}, DType::f64);
+  auto len1 = Tensor::ones({1}, DType::f64);
+  if (!std::strcmp(c, "entry/scoped_empty")) {
+    for (long i = 0; i < n; ++i) b.with_session([](Session&) {});
+  } else if (!std::strcmp(c, "entry/held_open_close")) {
+    for (long i = 0; i < n; ++i) b.open_session().close();
+  } else if (!std::strcmp(c, "entry/in_scope")) {
+    ExecutionScope scope = b.enter_scope();
+    for (long i = 0; i < n; ++i) b.with_session([](Session&) {});
+  } else {
+    HeldSession s = b.open_session();
+    if (!std::strcmp(c, "add/held_into/2x2_f64")) {
+      for (long i = 0; i < n; ++i) add_into(s, x, y, out);
+    } else if (!std::strcmp(c, "add/held/2x2_f64")) {
+      for (long i = 0; i < n; ++i) add(s, x, y);
+    } else if (!std::strcmp(c, "reduce_sum/held/len1_f64")) {
+      for (long i = 0; i < n; ++i) sum(s, len1);
+    } else {
+      std::fprintf(stderr, "unknown case %s\n", c);
+      return 2;
+    }
+  }
+  return 0;
+}
