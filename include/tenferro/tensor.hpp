@@ -100,7 +100,17 @@ class TENFERRO_API Tensor {
   std::int64_t offset() const noexcept;
   Device device() const noexcept { return block_ ? block_->device : Device{}; }
   /// Compact column-major (strides 1, e0, e0*e1, ...; any stride on extent-1 axes).
-  bool is_contiguous() const noexcept;
+  bool is_contiguous() const noexcept {
+    if (big_) return is_contiguous_slow();
+    std::int64_t expect = 1;
+    for (int i = 0; i < rank_; ++i) {
+      const std::int64_t e = small_.ext[i];
+      if (e == 0) return true;
+      if (e != 1 && small_.str[i] != expect) return false;
+      expect *= e;
+    }
+    return true;
+  }
   /// True for broadcast views and views of them: writing through them is refused.
   bool read_only() const noexcept { return (flags_ & kReadOnly) != 0; }
   /// Same storage block.
@@ -176,6 +186,7 @@ class TENFERRO_API Tensor {
 
  private:
   static constexpr std::uint8_t kReadOnly = 1;
+  bool is_contiguous_slow() const noexcept;
   static Tensor from_raw(std::span<const std::int64_t> shape, DType dtype, const void* data, std::int64_t count, bool row_major);
   void check_dtype(DType d, std::string_view op) const;
   const void* element_ptr(std::span<const std::int64_t> index, DType d, bool write = false) const;

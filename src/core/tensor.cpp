@@ -113,7 +113,7 @@ std::int64_t Tensor::offset() const noexcept {
   return static_cast<std::int64_t>(data_ - block_->data()) / static_cast<std::int64_t>(dtype_size(dtype_));
 }
 
-bool Tensor::is_contiguous() const noexcept {
+bool Tensor::is_contiguous_slow() const noexcept {
   std::int64_t expect = 1;
   for (int i = 0; i < rank_; ++i) {
     const std::int64_t e = extent(i);

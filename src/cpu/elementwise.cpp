@@ -61,7 +61,35 @@ template <DTypeSet Set, class F> void run_same(Session& s, const EwArgs<2>& args
   });
 }
 
+// Note [Elementwise fast path]: same-dtype compact operands of one shape.
+template <DTypeSet Set, class F>
+bool binary_fast(Session& s, std::string_view op, const Tensor& x, const Tensor& y, const Tensor* out, Tensor& result, F f, std::int64_t cost) {
+  if (!in_set(x.dtype(), Set) || !fast_operand(x) || !fast_operand(y) || !same_dtype_extents(x, y)) return false;
+  if (out && !fast_output_ok(*out, x, &y)) return false;
+  if (!out) result = new_like(x, x.dtype());
+  const Tensor& o = out ? *out : result;
+  visit_dtype<Set>(op, x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_contiguous2(s, static_cast<T*>(const_cast<void*>(o.data())), static_cast<const T*>(x.data()), static_cast<const T*>(y.data()), x.numel(), cost, f);
+  });
+  return true;
+}
+
 void binary(Session& s, OpId id, const Operand& a, const Operand& b, const Tensor* out, Tensor& result) {
+  if (a.is_tensor() && b.is_tensor()) {
+    const Tensor &x = a.tensor(), &y = b.tensor();
+    const std::string_view op = op_name(id);
+    s.check(op);
+    switch (id) {  // integer div/rem/pow need their data checks: general path
+      case OpId::add: if (binary_fast<DTypeSet::numeric>(s, op, x, y, out, result, fn::Add{}, 1)) return; break;
+      case OpId::sub: if (binary_fast<DTypeSet::numeric>(s, op, x, y, out, result, fn::Sub{}, 1)) return; break;
+      case OpId::mul: if (binary_fast<DTypeSet::numeric>(s, op, x, y, out, result, fn::Mul{}, 1)) return; break;
+      case OpId::div: if (binary_fast<DTypeSet::inexact>(s, op, x, y, out, result, fn::Div{}, 4)) return; break;
+      case OpId::maximum: if (binary_fast<DTypeSet::real>(s, op, x, y, out, result, fn::Maximum{}, 1)) return; break;
+      case OpId::minimum: if (binary_fast<DTypeSet::real>(s, op, x, y, out, result, fn::Minimum{}, 1)) return; break;
+      default: break;
+    }
+  }
   EwArgs<2> args;
   args.op = op_name(id);
   const Operand* ins[2] = {&a, &b};

@@ -106,6 +106,38 @@ template <int NIn> LoopPlan<NIn + 1> make_plan(const EwArgs<NIn>& args, const Te
   return plan;
 }
 
+// Note [Elementwise fast path]
+// Tiny ops are dominated by validation and planning (~2000 instructions through the
+// general path). When every tensor is a compact column-major CPU tensor of one dtype
+// with identical extents, and the output (if given) is the same and either disjoint
+// from or identical to each input, the whole op is one contiguous loop: the checks
+// below are all the validation it needs. Anything else, including every error case,
+// takes the general path, which validates fully and throws.
+
+/// A defined, compact column-major CPU tensor.
+inline bool fast_operand(const Tensor& t) noexcept {
+  return t.defined() && t.device().kind == DeviceKind::cpu && t.is_contiguous();
+}
+
+/// Same dtype and extents.
+inline bool same_dtype_extents(const Tensor& a, const Tensor& b) noexcept {
+  if (a.dtype() != b.dtype() || a.rank() != b.rank()) return false;
+  for (int i = 0; i < a.rank(); ++i)
+    if (a.extent(i) != b.extent(i)) return false;
+  return true;
+}
+
+/// Output check of the fast path: compact like x, writable, and not partially overlapping
+/// any input (same storage is only fine at the same first element).
+inline bool fast_output_ok(const Tensor& out, const Tensor& x, const Tensor* y = nullptr) noexcept {
+  if (!fast_operand(out) || out.read_only() || !same_dtype_extents(out, x)) return false;
+  if (out.shares_storage(x) && out.data() != x.data()) return false;
+  return !(y && out.shares_storage(*y) && out.data() != y->data());
+}
+
+/// A compact tensor shaped like `x` with dtype `d` (x is compact: its extents are valid).
+Tensor new_like(const Tensor& x, DType d);
+
 // ---- line kernels: o[i] = f(a[i], ...) along one inner line ----
 
 template <class O, class A, class F> void line1(char** p, const std::int64_t* st, std::int64_t n, F f) {
@@ -151,6 +183,18 @@ template <class O, class A, class B, class C, class F> void line3(char** p, cons
   const char *a = p[1], *b = p[2], *c = p[3];
   for (std::int64_t i = 0; i < n; ++i, o += st[0], a += st[1], b += st[2], c += st[3])
     *reinterpret_cast<O*>(o) = f(*reinterpret_cast<const A*>(a), *reinterpret_cast<const B*>(b), *reinterpret_cast<const C*>(c));
+}
+
+/// Runs o[i] = f(a[i], b[i]) over n contiguous elements, inline or across the session's threads.
+template <class O, class A, class B, class F> void run_contiguous2(Session& s, O* o, const A* a, const B* b, std::int64_t n, std::int64_t cost, F f) {
+  parallel_for(s, n, cost, [=](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) o[i] = f(a[i], b[i]);
+  });
+}
+template <class O, class A, class F> void run_contiguous1(Session& s, O* o, const A* a, std::int64_t n, std::int64_t cost, F f) {
+  parallel_for(s, n, cost, [=](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) o[i] = f(a[i]);
+  });
 }
 
 /// Runs `line` over the plan, inline or across the session's threads (Note [Fork cost model]).

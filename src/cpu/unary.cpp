@@ -30,7 +30,36 @@ DType unary_out_dtype(OpId id, DType d) {
   }
 }
 
+// Note [Elementwise fast path] for the same-dtype analytic ops.
+template <DTypeSet Set, class F> bool unary_fast(Session& s, std::string_view op, const Tensor& x, const Tensor* out, Tensor& result, F f) {
+  if (!in_set(x.dtype(), Set) || !fast_operand(x)) return false;
+  if (out && !fast_output_ok(*out, x)) return false;
+  if (!out) result = new_like(x, x.dtype());
+  const Tensor& o = out ? *out : result;
+  visit_dtype<Set>(op, x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_contiguous1(s, static_cast<T*>(const_cast<void*>(o.data())), static_cast<const T*>(x.data()), x.numel(),
+                    kAnalytic * (is_complex_v<T> ? 4 : 1), f);
+  });
+  return true;
+}
+
 void unary(Session& s, OpId id, const Tensor& x, const Tensor* out, Tensor& result) {
+  {
+    const std::string_view op = op_name(id);
+    s.check(op);
+    constexpr auto I = DTypeSet::inexact;
+    switch (id) {
+      case OpId::exp: if (unary_fast<I>(s, op, x, out, result, fn::Exp{})) return; break;
+      case OpId::log: if (unary_fast<I>(s, op, x, out, result, fn::Log{})) return; break;
+      case OpId::sin: if (unary_fast<I>(s, op, x, out, result, fn::Sin{})) return; break;
+      case OpId::cos: if (unary_fast<I>(s, op, x, out, result, fn::Cos{})) return; break;
+      case OpId::tanh: if (unary_fast<I>(s, op, x, out, result, fn::Tanh{})) return; break;
+      case OpId::sqrt: if (unary_fast<I>(s, op, x, out, result, fn::Sqrt{})) return; break;
+      case OpId::neg: if (unary_fast<DTypeSet::numeric>(s, op, x, out, result, fn::Neg{})) return; break;
+      default: break;
+    }
+  }
   EwArgs<1> args;
   args.op = op_name(id);
   const Operand in(x);
