@@ -387,3 +387,18 @@ TEST(Sugar, OperatorsUseTheCurrentSessionOnly) {
   h.close();
   EXPECT_EQ(entry_error_kind([&] { (void)(x * 2.0); }), SessionEntryKind::Poisoned);
 }
+
+TEST(Misuse, TensorFromAnotherDeviceIsIncompatibleContext) {
+  CpuBackend b;
+  auto x = Tensor::ones({2, 2}, DType::f64), out = Tensor::zeros({2, 2}, DType::f64);
+  // No CUDA backend yet: relabel a host block as device memory to stand in for one.
+  auto foreign = Tensor::ones({2, 2}, DType::f64);
+  foreign.block()->device = Device{DeviceKind::cuda, 0};
+  b.with_session([&](Session& s) {
+    EXPECT_EQ(entry_error_kind([&] { add(s, x, foreign); }), SessionEntryKind::IncompatibleContext);
+    EXPECT_EQ(entry_error_kind([&] { add_into(s, x, x, foreign); }), SessionEntryKind::IncompatibleContext);
+    EXPECT_EQ(entry_error_kind([&] { exp(s, foreign); }), SessionEntryKind::IncompatibleContext);
+    EXPECT_EQ(entry_error_kind([&] { sum(s, foreign); }), SessionEntryKind::IncompatibleContext);
+  });
+  foreign.block()->device = Device{};
+}
