@@ -1,0 +1,4 @@
+#pragma once
+/// \file structural.hpp
+/// Structural operations (being written).
+#include "tenferro/ops.hpp"
