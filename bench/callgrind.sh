@@ -9,7 +9,8 @@ count() {
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "${driver}" "$1" "$2" 2>&1 |
     sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
-for c in entry/scoped_empty entry/held_open_close entry/in_scope add/held_into/2x2_f64 add/held/2x2_f64 reduce_sum/held/len1_f64; do
+cases="${CASES:-entry/scoped_empty entry/held_open_close entry/in_scope add/held_into/2x2_f64 add/held/2x2_f64 reduce_sum/held/len1_f64 dot/held/into/2}"
+for c in ${cases}; do
   a=$(count "$c" 2000)
   b=$(count "$c" 4000)
   awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { printf "%-28s %8.1f instructions/call\n", c, (b - a) / 2000 }'

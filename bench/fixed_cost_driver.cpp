@@ -34,6 +34,13 @@ int main(int argc, char** argv) {
       for (long i = 0; i < n; ++i) add(s, x, y);
     } else if (!std::strcmp(c, "reduce_sum/held/len1_f64")) {
       for (long i = 0; i < n; ++i) sum(s, len1);
+    } else if (!std::strcmp(c, "dot/held/into/2")) {
+      auto a = Tensor::ones({2, 2}, DType::f64), v = Tensor::ones({2, 1}, DType::f64), y = Tensor::zeros({2, 1}, DType::f64);
+      const DotDims d{.lhs_contracting = {1}, .rhs_contracting = {0}};
+      for (long i = 0; i < n; ++i) dot_general_into(s, a, v, d, y);
+    } else if (!std::strcmp(c, "batched/held/into/4x4x1024")) {
+      auto a = Tensor::ones({4, 4, 1024}, DType::f64), bb = Tensor::ones({4, 4, 1024}, DType::f64), y = Tensor::zeros({4, 4, 1024}, DType::f64);
+      for (long i = 0; i < n; ++i) matmul_into(s, a, bb, y);
     } else {
       std::fprintf(stderr, "unknown case %s\n", c);
       return 2;

@@ -122,7 +122,7 @@ class TENFERRO_API Tensor {
   /// Typed pointer to element (0,...,0); DTypeError when T does not match.
   template <class T> const T* data_ptr() const {
     check_dtype(dtype_of<T>, "data_ptr");
-    return static_cast<const T*>(data_);
+    return reinterpret_cast<const T*>(data_);
   }
   template <class T> T* mutable_data_ptr() const {
     check_dtype(dtype_of<T>, "mutable_data_ptr");

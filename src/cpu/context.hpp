@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu/buffer_pool.hpp"
+#include "cpu/dot_plan.hpp"
 #include "tenferro/cpu_backend.hpp"
 
 namespace tenferro::detail {
@@ -16,6 +17,7 @@ namespace tenferro::detail {
 struct CpuResources {
   explicit CpuResources(std::size_t pool_limit) : pool(pool_limit) {}
   BufferPool pool;
+  DotPlanCache dot_plans;
 };
 
 /// Shared, reference-counted backend state (the CpuBackend holds one reference, each

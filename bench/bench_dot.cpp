@@ -1,0 +1,164 @@
+// dot_general fixed costs and throughput against raw OpenBLAS calls in the same binary.
+// One thread (backend and OpenBLAS). Run:
+//   build/release/bench/bench_dot --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tenferro/tenferro.hpp"
+
+using namespace tenferro;
+
+namespace {
+
+CpuBackend& backend() {
+  static CpuBackend b(CpuBackendOptions{.num_threads = 1});
+  return b;
+}
+
+Tensor random(std::initializer_list<std::int64_t> shape, DType d, std::uint64_t seed) {
+  Generator g(seed);
+  return Tensor::uniform(g, shape, d, -1.0, 1.0);
+}
+
+const DotDims kMatVec{.lhs_contracting = {1}, .rhs_contracting = {0}};
+
+void dot_scoped_single(benchmark::State& st) {
+  const auto n = st.range(0);
+  auto a = random({n, n}, DType::f64, 1), x = random({n, 1}, DType::f64, 2);
+  for (auto _ : st) {
+    Tensor y = backend().with_session([&](Session& s) { return dot_general(s, a, x, kMatVec); });
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+void dot_held_single(benchmark::State& st) {
+  const auto n = st.range(0);
+  auto a = random({n, n}, DType::f64, 1), x = random({n, 1}, DType::f64, 2);
+  HeldSession s = backend().open_session();
+  for (auto _ : st) {
+    Tensor y = dot_general(s, a, x, kMatVec);
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+void dot_scoped_into(benchmark::State& st) {
+  const auto n = st.range(0);
+  auto a = random({n, n}, DType::f64, 1), x = random({n, 1}, DType::f64, 2), y = Tensor::zeros({n, 1}, DType::f64);
+  for (auto _ : st) {
+    backend().with_session([&](Session& s) { dot_general_into(s, a, x, kMatVec, y); });
+    benchmark::ClobberMemory();
+  }
+}
+void dot_held_into(benchmark::State& st) {
+  const auto n = st.range(0);
+  auto a = random({n, n}, DType::f64, 1), x = random({n, 1}, DType::f64, 2), y = Tensor::zeros({n, 1}, DType::f64);
+  HeldSession s = backend().open_session();
+  for (auto _ : st) {
+    dot_general_into(s, a, x, kMatVec, y);
+    benchmark::ClobberMemory();
+  }
+}
+void dot_held_chain16(benchmark::State& st) {
+  const auto n = st.range(0);
+  auto a = random({n, n}, DType::f64, 1), x = random({n, 1}, DType::f64, 2), y = Tensor::zeros({n, 1}, DType::f64);
+  HeldSession s = backend().open_session();
+  for (auto _ : st) {
+    for (int i = 0; i < 8; ++i) {  // 16 products: x → y → x ...
+      dot_general_into(s, a, x, kMatVec, y);
+      dot_general_into(s, a, y, kMatVec, x);
+    }
+    benchmark::ClobberMemory();
+  }
+}
+void gemv_raw(benchmark::State& st) {
+  const int n = static_cast<int>(st.range(0));
+  auto a = random({n, n}, DType::f64, 1), x = random({n, 1}, DType::f64, 2), y = Tensor::zeros({n, 1}, DType::f64);
+  openblas_set_num_threads(1);
+  for (auto _ : st) {
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, a.data_ptr<double>(), n, x.data_ptr<double>(), 1, 0.0, y.mutable_data_ptr<double>(), 1);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(dot_scoped_single)->Name("dot/scoped/single")->Arg(2)->Arg(95)->Arg(256);
+BENCHMARK(dot_held_single)->Name("dot/held/single")->Arg(2)->Arg(95)->Arg(256);
+BENCHMARK(dot_scoped_into)->Name("dot/scoped/into")->Arg(2)->Arg(95)->Arg(256);
+BENCHMARK(dot_held_into)->Name("dot/held/into")->Arg(2)->Arg(95)->Arg(256);
+BENCHMARK(dot_held_chain16)->Name("dot/held/chain16")->Arg(2)->Arg(95)->Arg(256);
+BENCHMARK(gemv_raw)->Name("gemv/raw_openblas")->Arg(95)->Arg(256);
+
+void set_gemm_counters(benchmark::State& st, double n, double flops_per) {
+  st.counters["GFLOP/s"] = benchmark::Counter(flops_per * n * n * n * static_cast<double>(st.iterations()), benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+}
+template <DType D> void gemm_held_into(benchmark::State& st, std::int64_t n) {
+  auto a = random({n, n}, D, 1), b = random({n, n}, D, 2), c = Tensor::zeros({n, n}, D);
+  HeldSession s = backend().open_session();
+  for (auto _ : st) {
+    matmul_into(s, a, b, c);
+    benchmark::ClobberMemory();
+  }
+  set_gemm_counters(st, static_cast<double>(n), is_complex(D) ? 8.0 : 2.0);
+}
+void gemm_raw(benchmark::State& st, int n) {
+  auto a = random({n, n}, DType::f64, 1), b = random({n, n}, DType::f64, 2), c = Tensor::zeros({n, n}, DType::f64);
+  openblas_set_num_threads(1);
+  for (auto _ : st) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data_ptr<double>(), n, b.data_ptr<double>(), n, 0.0,
+                c.mutable_data_ptr<double>(), n);
+    benchmark::ClobberMemory();
+  }
+  set_gemm_counters(st, n, 2.0);
+}
+// Exact case names ("gemm/held/into/1024_f64"), so no "/arg" suffix is appended.
+const bool kGemmRegistered = [] {
+  for (int n : {64, 256, 1024}) {
+    const std::string suffix = "/" + std::to_string(n) + "_f64";
+    benchmark::RegisterBenchmark(("gemm/held/into" + suffix).c_str(), [n](benchmark::State& st) { gemm_held_into<DType::f64>(st, n); })
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("gemm/raw_openblas" + suffix).c_str(), [n](benchmark::State& st) { gemm_raw(st, n); })
+        ->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RegisterBenchmark("gemm/held/into/256_c128", [](benchmark::State& st) { gemm_held_into<DType::c128>(st, 256); })
+      ->Unit(benchmark::kMicrosecond);
+  return true;
+}();
+
+void batched_4x4x1024(benchmark::State& st) {
+  auto a = random({4, 4, 1024}, DType::f64, 1), b = random({4, 4, 1024}, DType::f64, 2), c = Tensor::zeros({4, 4, 1024}, DType::f64);
+  HeldSession s = backend().open_session();
+  for (auto _ : st) {
+    matmul_into(s, a, b, c);
+    benchmark::ClobberMemory();
+  }
+  st.counters["ns/product"] = benchmark::Counter(1024.0 * static_cast<double>(st.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(batched_4x4x1024)->Name("batched/held/into/4x4x1024")->Unit(benchmark::kMicrosecond);
+
+void transpose_4096(benchmark::State& st) {
+  constexpr std::int64_t n = 4096;
+  auto a = random({n, n}, DType::f64, 1), out = Tensor::zeros({n, n}, DType::f64);
+  HeldSession s = backend().open_session();
+  for (auto _ : st) {
+    copy_into(s, a.transpose_view(), out);
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * n * n * 8 * 2);  // read + write, as copy/raw_memcpy
+}
+BENCHMARK(transpose_4096)->Name("transpose/held_into/4096x4096_f64")->Unit(benchmark::kMillisecond);
+
+void memcpy_4096(benchmark::State& st) {
+  constexpr std::int64_t n = 4096;
+  std::vector<double> a(n * n, 1.0), b(n * n);
+  for (auto _ : st) {
+    std::memcpy(b.data(), a.data(), n * n * 8);
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * n * n * 8 * 2);
+}
+BENCHMARK(memcpy_4096)->Name("copy/raw_memcpy/4096x4096_f64")->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

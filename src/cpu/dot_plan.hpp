@@ -1,0 +1,87 @@
+#pragma once
+// dot_general analysis: validation, axis classification (TBLIS-style groups: M = lhs
+// free, N = rhs free, K = contracted, B = batch), merging of each group into one
+// stride where the layout allows, and the kernel choice. Plans are cached per session
+// (DotPlanCache, checked out with the session's resources).
+//
+// Example: lhs [i,j,b] (compact), rhs [j,k,b], contracting {1}/{0}, batch {2}/{2}:
+//   M = {i}, K = {j}, N = {k}, B = {b}; out [i,k,b]. Each group is one axis, so every
+//   operand is a plain matrix per batch: lhs (rs 1, cs i), rhs (rs 1, cs j), out (1, i)
+//   → one NoTrans/NoTrans GEMM per batch index, no packing.
+#include "core/internal_check.hpp"
+
+#include <array>
+#include <cstdint>
+
+#include "tenferro/dot.hpp"
+
+namespace tenferro::detail {
+
+/// Most axes one group (M, N, K or B) may have.
+inline constexpr int kMaxDotAxes = 24;
+
+/// Which kernel a plan runs.
+enum class DotKernel : std::uint8_t { empty, small, blas };
+
+/// The analysis of one dot_general call (shapes, strides, config → kernel and layout).
+/// Strides are in elements of the operand they belong to.
+struct DotPlan {
+  DType dtype = DType::f64;  ///< compute dtype (= out dtype)
+  bool conj_l = false, conj_r = false;
+  DotKernel kernel = DotKernel::small;
+  std::int64_t M = 1, N = 1, K = 1, batches = 1;
+  int nm = 0, nn = 0, nk = 0, nb = 0;
+  std::int64_t mext[kMaxDotAxes], next[kMaxDotAxes], kext[kMaxDotAxes], bext[kMaxDotAxes];
+  std::int64_t lm[kMaxDotAxes], lk[kMaxDotAxes], lb[kMaxDotAxes];
+  std::int64_t rk[kMaxDotAxes], rn[kMaxDotAxes], rb[kMaxDotAxes];
+  std::int64_t om[kMaxDotAxes], on[kMaxDotAxes], ob[kMaxDotAxes];
+  /// lhs axis order (M axes, K axes, B axes) and rhs order (K, N, B) used for packing.
+  std::int64_t lperm[3 * kMaxDotAxes], rperm[3 * kMaxDotAxes];
+  /// Which operands must be packed (copied compact in perm order, converted to the
+  /// compute dtype and conjugated as needed) for BLAS, and whether out needs a temporary.
+  bool pack_l = false, pack_r = false, pack_out = false;
+  /// BLAS computes outᵀ = op(rhs)ᵀ op(lhs)ᵀ (out is row-major-like, or a row vector).
+  bool swap_out = false;
+  /// Merged matrix strides per batch (valid for operands not packed).
+  std::int64_t lm1 = 1, lk1 = 1, rk1 = 1, rn1 = 1, om1 = 1, on1 = 1;
+};
+
+/// Whether BLAS can read a rows×cols matrix with these strides directly (optionally
+/// conjugated): stored NoTrans (rs == 1) or Trans (cs == 1), leading dimension large enough.
+bool blas_compatible(std::int64_t R, std::int64_t C, std::int64_t rs, std::int64_t cs, bool conj);
+
+/// Whether BLAS can write a rows×cols column-major output with these strides.
+bool writable_by_blas(std::int64_t R, std::int64_t C, std::int64_t rs, std::int64_t cs);
+
+/// Validates everything (dtypes, dims, out) and analyzes. `out` may be null (allocating
+/// form); `out_shape` receives the result shape.
+void analyze_dot(std::string_view op, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, DotPlan& plan,
+                 Dims& out_shape);
+
+/// Fixed-capacity cache of plans keyed by (dtypes, shapes, strides, config).
+class DotPlanCache {
+ public:
+  static constexpr int kCapacity = 64;
+  /// The cached plan for the key, or null.
+  const DotPlan* find(const std::int64_t* key, int len, std::uint64_t hash);
+  /// Stores a plan (replacing the slot's previous entry).
+  void insert(const std::int64_t* key, int len, std::uint64_t hash, const DotPlan& plan);
+  PlanCacheStats stats;
+
+ private:
+  static constexpr int kMaxKey = 4 * kMaxDotAxes * 2 + 16;
+  struct Entry {
+    std::uint64_t hash = 0;
+    int len = 0;
+    std::array<std::int64_t, kMaxKey> key{};
+    DotPlan plan;
+  };
+  std::array<Entry, kCapacity> entries_{};
+};
+
+/// Serializes the cache key of a call into key[0..len); returns len, or 0 when the call
+/// is too large to cache.
+int dot_cache_key(const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, std::int64_t* key, int cap,
+                  std::uint64_t& hash);
+
+}  // namespace tenferro::detail

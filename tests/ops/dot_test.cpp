@@ -1,0 +1,257 @@
+// dot_general, matmul and grouped GEMM against a plain reference loop over random
+// configurations: batch/contracting/free axes in random places, permuted and negative
+// strides, complex with conjugation, alpha/beta, zero extents; and every bad input.
+#include <algorithm>
+#include <numeric>
+
+#include "support/test_util.hpp"
+
+using namespace tenferro;
+using namespace tenferro::testing;
+
+namespace {
+
+struct Config {
+  Shape lhs_shape, rhs_shape;
+  DotDims dims;
+  Shape out_shape;
+};
+
+// Random dot_general configuration: nb batch, nk contracting, nm/nn free axes, placed at
+// random positions of each operand.
+Config random_config(std::mt19937_64& rng, int nb, int nk, int nm, int nn, std::int64_t max_extent) {
+  std::uniform_int_distribution<std::int64_t> ext(1, max_extent);
+  std::vector<std::int64_t> b(nb), k(nk), m(nm), n(nn);
+  for (auto* v : {&b, &k, &m, &n})
+    for (auto& e : *v) e = ext(rng);
+  auto place = [&](int free_count, const std::vector<std::int64_t>& free_ext, Shape& shape, Dims& batch_axes, Dims& k_axes) {
+    const int r = nb + nk + free_count;
+    std::vector<int> pos(r);
+    std::iota(pos.begin(), pos.end(), 0);
+    std::shuffle(pos.begin(), pos.end(), rng);
+    shape = Shape(r, 0);
+    batch_axes = Dims(nb, 0);
+    k_axes = Dims(nk, 0);
+    int q = 0;
+    for (int i = 0; i < nb; ++i) { batch_axes[i] = pos[q]; shape[pos[q++]] = b[i]; }
+    for (int i = 0; i < nk; ++i) { k_axes[i] = pos[q]; shape[pos[q++]] = k[i]; }
+    std::vector<int> free_pos(pos.begin() + q, pos.end());
+    std::sort(free_pos.begin(), free_pos.end());  // free axes keep their order in the output
+    for (int i = 0; i < free_count; ++i) shape[free_pos[i]] = free_ext[i];
+  };
+  Config c;
+  place(nm, m, c.lhs_shape, c.dims.lhs_batch, c.dims.lhs_contracting);
+  place(nn, n, c.rhs_shape, c.dims.rhs_batch, c.dims.rhs_contracting);
+  for (auto e : m) c.out_shape.push_back(e);
+  for (auto e : n) c.out_shape.push_back(e);
+  for (auto e : b) c.out_shape.push_back(e);
+  return c;
+}
+
+// Plain reference: loop over every output index and every contracted index.
+Tensor reference(const Tensor& lhs, const Tensor& rhs, const DotDims& d, const Shape& out_shape, DType dtype,
+                 std::complex<double> alpha = 1.0, std::complex<double> beta = 0.0, const Tensor* out = nullptr) {
+  Tensor ref = Tensor::zeros(out_shape.span(), DType::c128);
+  const int nb = d.lhs_batch.size(), nk = d.lhs_contracting.size();
+  std::vector<int> lfree, rfree;
+  auto is_in = [](const Dims& v, int a) { return std::find(v.begin(), v.end(), a) != v.end(); };
+  for (int a = 0; a < lhs.rank(); ++a)
+    if (!is_in(d.lhs_batch, a) && !is_in(d.lhs_contracting, a)) lfree.push_back(a);
+  for (int a = 0; a < rhs.rank(); ++a)
+    if (!is_in(d.rhs_batch, a) && !is_in(d.rhs_contracting, a)) rfree.push_back(a);
+  Shape kshape;
+  for (int i = 0; i < nk; ++i) kshape.push_back(lhs.extent(static_cast<int>(d.lhs_contracting[i])));
+  for_each_index(out_shape, [&](const Dims& o) {
+    Dims li(lhs.rank(), 0), ri(rhs.rank(), 0);
+    int q = 0;
+    for (int a : lfree) li[a] = o[q++];
+    for (int a : rfree) ri[a] = o[q++];
+    for (int i = 0; i < nb; ++i, ++q) {
+      li[d.lhs_batch[i]] = o[q];
+      ri[d.rhs_batch[i]] = o[q];
+    }
+    std::complex<double> acc = 0;
+    for_each_index(kshape, [&](const Dims& k) {
+      for (int i = 0; i < nk; ++i) {
+        li[d.lhs_contracting[i]] = k[i];
+        ri[d.rhs_contracting[i]] = k[i];
+      }
+      std::complex<double> x = value_at(lhs, li), y = value_at(rhs, ri);
+      if (d.conj_lhs) x = std::conj(x);
+      if (d.conj_rhs) y = std::conj(y);
+      acc += x * y;
+    });
+    std::complex<double> v = alpha * acc;
+    if (out && beta != 0.0) v += beta * value_at(*out, o);
+    ref.set<c128>(o.span(), v);
+  });
+  (void)dtype;
+  return ref;
+}
+
+void expect_matches(const Tensor& got, const Tensor& ref, double tol) {
+  ASSERT_EQ(got.shape(), ref.shape());
+  for_each_index(got.shape(), [&](const Dims& i) {
+    ASSERT_TRUE(close(value_at(got, i), value_at(ref, i), tol)) << "at " << i.to_string() << ": got " << value_at(got, i) << " expected " << value_at(ref, i);
+  });
+}
+
+// Operand in one of several layouts (contiguous, transposed, negative strides).
+Tensor operand(std::mt19937_64& rng, const Shape& shape, DType d, int layout) {
+  return random_layout(rng, shape, d, layout == 0 ? Layout::contiguous : layout == 1 ? Layout::transposed : Layout::negative_stride);
+}
+
+}  // namespace
+
+TEST(DotGeneral, RandomConfigurationsMatchReference) {
+  CpuBackend backend;
+  std::mt19937_64 rng(7);
+  HeldSession s = backend.open_session();
+  for (int trial = 0; trial < 300; ++trial) {
+    std::uniform_int_distribution<int> small(0, 2), dt(0, 3), lay(0, 2);
+    // Alternate tiny extents over up to 2 axes per group (small path) and larger extents
+    // over at most one axis per group (BLAS path).
+    const bool large = trial % 3 == 0;
+    const int nb = small(rng) % (large ? 2 : 3), nk = small(rng) % (large ? 2 : 3), nm = small(rng) % (large ? 2 : 3), nn = small(rng) % (large ? 2 : 3);
+    const DType d = kInexactDTypes[dt(rng)];
+    const Config c = random_config(rng, nb, nk, nm, nn, large ? 24 : 4);
+    DotDims dims = c.dims;
+    dims.conj_lhs = is_complex(d) && (trial & 1);
+    dims.conj_rhs = is_complex(d) && (trial & 2);
+    const Tensor lhs = operand(rng, c.lhs_shape, d, lay(rng)), rhs = operand(rng, c.rhs_shape, d, lay(rng));
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(dtype_name(d)) + " lhs " + c.lhs_shape.to_string() + " rhs " +
+                 c.rhs_shape.to_string());
+    const Tensor got = dot_general(s, lhs, rhs, dims);
+    EXPECT_EQ(got.dtype(), d);
+    std::int64_t K = 1;
+    for (auto a : dims.lhs_contracting) K *= lhs.extent(static_cast<int>(a));
+    expect_matches(got, reference(lhs, rhs, dims, c.out_shape, d), 8 * (K + 1) * epsilon_of(d));
+  }
+}
+
+TEST(DotGeneral, IntoStridedOutputsWithAlphaBeta) {
+  CpuBackend backend;
+  std::mt19937_64 rng(11);
+  HeldSession s = backend.open_session();
+  for (int trial = 0; trial < 120; ++trial) {
+    std::uniform_int_distribution<int> small(0, 2), dt(0, 3), lay(0, 2);
+    const DType d = kInexactDTypes[dt(rng)];
+    const bool large = trial % 2 == 1;
+    const Config c = large ? random_config(rng, small(rng) % 2, 1, 1, small(rng) % 2, 24)
+                           : random_config(rng, small(rng), 1 + small(rng) % 2, 1 + small(rng) % 2, small(rng), 3);
+    const Tensor lhs = operand(rng, c.lhs_shape, d, lay(rng)), rhs = operand(rng, c.rhs_shape, d, lay(rng));
+    // out: a transposed or negative-stride view of a bigger buffer.
+    Tensor out = operand(rng, c.out_shape, d, lay(rng));
+    const Tensor before = to_contiguous(s, out);
+    const std::complex<double> alpha = is_complex(d) ? std::complex<double>(0.5, -1) : 0.5;
+    const std::complex<double> beta = trial % 3 == 0 ? 0.0 : (is_complex(d) ? std::complex<double>(2, 1) : 2.0);
+    Scalar sa = is_complex(d) ? Scalar(alpha) : Scalar(alpha.real()), sb = is_complex(d) ? Scalar(beta) : Scalar(beta.real());
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const Tensor ref = reference(lhs, rhs, c.dims, c.out_shape, d, alpha, beta, &before);
+    dot_general_into(s, lhs, rhs, c.dims, out, sa, sb);
+    std::int64_t K = 1;
+    for (auto a : c.dims.lhs_contracting) K *= lhs.extent(static_cast<int>(a));
+    expect_matches(out, ref, 8 * (K + 4) * epsilon_of(d));
+  }
+}
+
+TEST(DotGeneral, BetaZeroDoesNotReadOut) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  for (std::int64_t n : {2, 100}) {
+    auto a = Tensor::ones({n, n}, DType::f64), x = Tensor::ones({n, 1}, DType::f64);
+    auto out = Tensor::full({n, 1}, std::nan(""), DType::f64);
+    dot_general_into(s, a, x, DotDims{.lhs_contracting = {1}, .rhs_contracting = {0}}, out);
+    EXPECT_EQ(out.item<double>({0, 0}), static_cast<double>(n));
+  }
+}
+
+TEST(DotGeneral, MixedDtypesPromote) {
+  CpuBackend backend;
+  std::mt19937_64 rng(3);
+  HeldSession s = backend.open_session();
+  for (std::int64_t n : {3, 40}) {
+    const Tensor a = random_tensor(rng, {n, n}, DType::f32), b = random_tensor(rng, {n, 2}, DType::c128);
+    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}};
+    const Tensor got = dot_general(s, a, b, dims);
+    EXPECT_EQ(got.dtype(), DType::c128);
+    expect_matches(got, reference(a, b, dims, {n, 2}, DType::c128), 1e-5 * n);
+  }
+}
+
+TEST(DotGeneral, ZeroExtents) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}};
+  // K = 0: the product is zero; into with beta scales out.
+  auto a = Tensor::zeros({3, 0}, DType::f64), b = Tensor::zeros({0, 2}, DType::f64);
+  Tensor c = dot_general(s, a, b, dims);
+  EXPECT_EQ(c.shape(), Shape({3, 2}));
+  EXPECT_EQ(c.item<double>({2, 1}), 0.0);
+  auto out = Tensor::full({3, 2}, 5.0, DType::f64);
+  dot_general_into(s, a, b, dims, out, 1.0, 2.0);
+  EXPECT_EQ(out.item<double>({1, 1}), 10.0);
+  dot_general_into(s, a, b, dims, out, 1.0, 0.0);
+  EXPECT_EQ(out.item<double>({1, 1}), 0.0);
+  // M = 0.
+  EXPECT_EQ(dot_general(s, Tensor::zeros({0, 4}, DType::f64), Tensor::zeros({4, 2}, DType::f64), dims).numel(), 0);
+}
+
+TEST(Matmul, ShapesAndBatches) {
+  CpuBackend backend;
+  std::mt19937_64 rng(5);
+  HeldSession s = backend.open_session();
+  const Tensor a = random_tensor(rng, {3, 4, 5}, DType::f64), b = random_tensor(rng, {4, 2, 5}, DType::f64);
+  const Tensor c = matmul(s, a, b);
+  EXPECT_EQ(c.shape(), Shape({3, 2, 5}));
+  expect_matches(c, reference(a, b, DotDims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {2}, .rhs_batch = {2}}, {3, 2, 5}, DType::f64), 1e-13);
+  const Tensor v = random_tensor(rng, {4}, DType::f64), m = random_tensor(rng, {4, 6}, DType::f64);
+  EXPECT_EQ(matmul(s, v, m).shape(), Shape({6}));
+  EXPECT_EQ(matmul(s, m.transpose_view(), v).shape(), Shape({6}));
+  EXPECT_THROW(matmul(s, a, random_tensor(rng, {4, 2, 6}, DType::f64)), ShapeError);
+  EXPECT_THROW(matmul(s, a, random_tensor(rng, {4, 2}, DType::f64).reshape_view({4, 2, 1, 1})), RankError);
+}
+
+TEST(DotGeneral, BadInputsAreTypedAndLeaveOutUntouched) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  auto a = Tensor::ones({3, 4}, DType::f64), b = Tensor::ones({4, 2}, DType::f64);
+  auto out = Tensor::full({3, 2}, 7.0, DType::f64);
+  const auto snap = snapshot(out);
+  auto bad = [&](const Tensor& l, const Tensor& r, const DotDims& d, const Tensor& o) { dot_general_into(s, l, r, d, o); };
+  const DotDims ok{.lhs_contracting = {1}, .rhs_contracting = {0}};
+  EXPECT_THROW(bad(a, Tensor::ones({5, 2}, DType::f64), ok, out), ShapeError);                         // contracting extents differ
+  EXPECT_THROW(bad(a, b, DotDims{.lhs_contracting = {1, 1}, .rhs_contracting = {0, 0}}, out), AxisError);  // listed twice
+  EXPECT_THROW(bad(a, b, DotDims{.lhs_contracting = {2}, .rhs_contracting = {0}}, out), AxisError);       // out of range
+  EXPECT_THROW(bad(a, b, DotDims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {1}, .rhs_batch = {1}}, out), AxisError);  // batch and contracting
+  EXPECT_THROW(bad(a, b, DotDims{.lhs_contracting = {1}, .rhs_contracting = {}}, out), ShapeError);       // unpaired
+  EXPECT_THROW(bad(Tensor::ones({3, 4, 2}, DType::f64), Tensor::ones({4, 2, 3}, DType::f64),
+                   DotDims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {2}, .rhs_batch = {2}}, Tensor::full({3, 2, 2}, 7.0, DType::f64)),
+               ShapeError);  // batch extents differ
+  EXPECT_THROW(bad(Tensor::ones({3, 4}, DType::i32), b, ok, out), DTypeError);
+  EXPECT_THROW(bad(Tensor::ones({3, 4}, DType::b8), Tensor::ones({4, 2}, DType::b8), ok, out), DTypeError);
+  EXPECT_THROW(bad(a, b, ok, Tensor::zeros({2, 3}, DType::f64)), ShapeError);  // wrong out shape
+  EXPECT_THROW(bad(a, b, ok, Tensor::zeros({3, 2}, DType::f32)), DTypeError);  // wrong out dtype
+  EXPECT_THROW(bad(a, b, ok, Tensor::zeros({3, 1}, DType::f64).broadcast_view({3, 2})), ArgumentError);  // read-only
+  EXPECT_THROW(bad(a, b, ok, Tensor()), ArgumentError);
+  auto storage = Tensor::ones({4, 4}, DType::f64);
+  EXPECT_THROW(dot_general_into(s, storage.slice_view(0, 0, 4).slice_view(1, 0, 3), Tensor::ones({3, 4}, DType::f64), ok,
+                                storage.slice_view(0, 0, 4).slice_view(1, 0, 4)),
+               ArgumentError);  // out overlaps lhs
+  expect_untouched(out, snap);
+  EXPECT_THROW(dot_general_into(s, a, b, ok, out, Scalar(std::complex<double>(0, 1))), ArgumentError);  // complex alpha, real out
+  expect_untouched(out, snap);
+}
+
+TEST(DotGeneral, PlanCacheHitsOnRepeatedHighRankCalls) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  auto a = Tensor::ones({3, 4, 5}, DType::f64), b = Tensor::ones({4, 6, 5}, DType::f64);
+  const DotDims d{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {2}, .rhs_batch = {2}};
+  const PlanCacheStats s0 = dot_plan_cache_stats(s);
+  for (int i = 0; i < 5; ++i) dot_general(s, a, b, d);
+  const PlanCacheStats s1 = dot_plan_cache_stats(s);
+  EXPECT_EQ(s1.misses, s0.misses + 1);
+  EXPECT_EQ(s1.hits, s0.hits + 4);
+  EXPECT_GE(s1.entries, 1u);
+}
