@@ -1,7 +1,10 @@
 // dot_general execution: the small path (plain loops over any strides, no allocation),
 // BLAS gemm/gemv with packing where the layout needs it, batching, matmul, grouped GEMM.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "cpu/blas.hpp"
 #include "cpu/context.hpp"
@@ -308,9 +311,11 @@ void scale_out(Session& s, const Tensor& out, const Scalar& beta) {
 // between the small loop and one direct BLAS call. Anything unusual (mixed dtypes,
 // packing needed, overlap, any error) returns false and the general path runs, which
 // validates fully and throws.
+// With `small_only`, only the small (no BLAS, no allocation, no session use) branch runs;
+// the function then is safe on pool workers (grouped_gemm).
 template <class T>
 bool dot_fast(Session& s, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, Tensor& result, const Scalar& alpha,
-              const Scalar& beta) {
+              const Scalar& beta, bool small_only, bool dry_run) {
   const int lr = lhs.rank(), rr = rhs.rank();
   const std::int64_t cl = dims.lhs_contracting[0], cr = dims.rhs_contracting[0];
   if (cl < 0 || cl >= lr || cr < 0 || cr >= rr) return false;
@@ -342,6 +347,8 @@ bool dot_fast(Session& s, const Tensor& lhs, const Tensor& rhs, const DotDims& d
   const T a = alpha.to<T>(), b = out ? beta.to<T>() : T(0);
   const bool cj_l = dims.conj_lhs && is_complex_v<T>, cj_r = dims.conj_rhs && is_complex_v<T>;
   const bool small = M <= 64 && N <= 64 && K <= 64 && M * N * K <= 4096;
+  if (small_only && (!small || !out)) return false;
+  if (dry_run) return true;
   if (!small) {
     Mat ma{M, K, lm, lk, cj_l}, mb{K, N, rk, rn, cj_r};
     const std::int64_t om_b = out ? om : 1, on_b = out ? on : M;
@@ -374,7 +381,7 @@ bool dot_fast(Session& s, const Tensor& lhs, const Tensor& rhs, const DotDims& d
 }
 
 bool try_dot_fast(Session& s, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, Tensor& result, const Scalar& alpha,
-                  const Scalar& beta) {
+                  const Scalar& beta, bool small_only = false, bool dry_run = false) {
   if (!lhs.defined() || !rhs.defined() || (out && !out->defined())) return false;
   if (lhs.dtype() != rhs.dtype() || !is_inexact(lhs.dtype()) || (out && out->dtype() != lhs.dtype())) return false;
   if (lhs.rank() < 1 || lhs.rank() > 2 || rhs.rank() < 1 || rhs.rank() > 2 || !dims.lhs_batch.empty() || !dims.rhs_batch.empty() ||
@@ -382,10 +389,10 @@ bool try_dot_fast(Session& s, const Tensor& lhs, const Tensor& rhs, const DotDim
     return false;
   if (lhs.device().kind != DeviceKind::cpu || rhs.device().kind != DeviceKind::cpu || (out && out->device().kind != DeviceKind::cpu)) return false;
   switch (lhs.dtype()) {
-    case DType::f32: return dot_fast<float>(s, lhs, rhs, dims, out, result, alpha, beta);
-    case DType::f64: return dot_fast<double>(s, lhs, rhs, dims, out, result, alpha, beta);
-    case DType::c64: return dot_fast<c64>(s, lhs, rhs, dims, out, result, alpha, beta);
-    case DType::c128: return dot_fast<c128>(s, lhs, rhs, dims, out, result, alpha, beta);
+    case DType::f32: return dot_fast<float>(s, lhs, rhs, dims, out, result, alpha, beta, small_only, dry_run);
+    case DType::f64: return dot_fast<double>(s, lhs, rhs, dims, out, result, alpha, beta, small_only, dry_run);
+    case DType::c64: return dot_fast<c64>(s, lhs, rhs, dims, out, result, alpha, beta, small_only, dry_run);
+    case DType::c128: return dot_fast<c128>(s, lhs, rhs, dims, out, result, alpha, beta, small_only, dry_run);
     default: return false;
   }
 }
@@ -487,6 +494,72 @@ Tensor matmul(Session& s, const Tensor& a, const Tensor& b) {
 void matmul_into(Session& s, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
   Tensor r;
   detail::dot_impl(s, "matmul", a, b, detail::matmul_dims(a, b), &out, r, alpha, beta);
+}
+
+void grouped_gemm(Session& s, std::span<const GemmItem> items) {
+  constexpr std::string_view op = "grouped_gemm";
+  s.check(op);
+  // 1. Validate every item before computing any (the general analysis, which throws).
+  std::vector<std::pair<const char*, const char*>> written;
+  written.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const GemmItem& it = items[i];
+    const std::string name = "grouped_gemm item " + std::to_string(i);
+    if (!it.a || !it.b || !it.c) throw ArgumentError(name, "a, b and c must all be given");
+    for (const Tensor* t : {it.a, it.b, it.c})
+      if (t->defined() && t->rank() != 2) throw RankError(name, "operands must be matrices, got " + detail::describe(*t));
+    detail::DotPlan plan;
+    Dims shape;
+    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
+    detail::analyze_dot(name, *it.a, *it.b, dims, it.c, plan, shape);
+    if (!is_complex(plan.dtype))
+      for (const Scalar* v : {&it.alpha, &it.beta})
+        if (v->kind() == Scalar::Kind::complex && v->to<c128>().imag() != 0)
+          throw ArgumentError(name, "alpha/beta " + v->to_string() + " is complex but c is real");
+    const char* base = static_cast<const char*>(it.c->data());
+    if (it.c->numel() > 0) {
+      const auto [lo, hi] = detail::offset_range(it.c->shape(), it.c->strides(), name);
+      const auto es = static_cast<std::int64_t>(dtype_size(it.c->dtype()));
+      written.emplace_back(base + lo * es, base + (hi + 1) * es);
+    }
+  }
+  // 2. Outputs must be disjoint from each other and from every operand.
+  std::sort(written.begin(), written.end());
+  for (std::size_t i = 1; i < written.size(); ++i)
+    if (written[i].first < written[i - 1].second) throw ArgumentError(op, "two items write overlapping c tensors");
+  for (const GemmItem& it : items)
+    for (const Tensor* t : {it.a, it.b}) {
+      if (t->numel() == 0) continue;
+      const auto [lo, hi] = detail::offset_range(t->shape(), t->strides(), op);
+      const auto es = static_cast<std::int64_t>(dtype_size(t->dtype()));
+      const char* b = static_cast<const char*>(t->data());
+      const std::pair<const char*, const char*> r{b + lo * es, b + (hi + 1) * es};
+      auto at = std::upper_bound(written.begin(), written.end(), std::make_pair(r.second, r.second));
+      if (at != written.begin() && std::prev(at)->second > r.first) throw ArgumentError(op, "a c tensor overlaps an operand of some item");
+    }
+  // 3. Run. When every item takes the small path, items split across the session's
+  // threads (that path touches no session state); otherwise they run in order.
+  Tensor unused;
+  bool all_small = true;
+  std::int64_t work = 0;
+  for (const GemmItem& it : items) {
+    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
+    all_small = all_small && detail::try_dot_fast(s, *it.a, *it.b, dims, it.c, unused, it.alpha, it.beta, true, true);
+    work += 2 * it.a->numel() * (it.b->rank() == 2 ? it.b->extent(1) : 1);
+  }
+  const auto n = static_cast<std::int64_t>(items.size());
+  const int threads = all_small ? detail::fork_threads(s, n, n ? work / n + 8 : 1) : 1;
+  auto run = [&](std::int64_t b, std::int64_t e) {
+    Tensor r;
+    for (std::int64_t i = b; i < e; ++i) {
+      const GemmItem& it = items[static_cast<std::size_t>(i)];
+      const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
+      if (threads > 1) detail::try_dot_fast(s, *it.a, *it.b, dims, it.c, r, it.alpha, it.beta, true, false);
+      else detail::dot_impl(s, op, *it.a, *it.b, dims, it.c, r, it.alpha, it.beta);
+    }
+  };
+  if (threads > 1) detail::parallel_chunks(s, n, threads, run);
+  else run(0, n);
 }
 
 PlanCacheStats dot_plan_cache_stats(Session& s) {

@@ -255,3 +255,54 @@ TEST(DotGeneral, PlanCacheHitsOnRepeatedHighRankCalls) {
   EXPECT_EQ(s1.hits, s0.hits + 4);
   EXPECT_GE(s1.entries, 1u);
 }
+
+TEST(GroupedGemm, ManyShapesMatchReferenceSequentialAndParallel) {
+  for (int threads : {1, 2}) {
+    CpuBackend backend(CpuBackendOptions{.num_threads = threads});
+    std::mt19937_64 rng(21);
+    HeldSession s = backend.open_session();
+    std::vector<Tensor> as, bs, cs, refs;
+    std::vector<GemmItem> items;
+    const int count = 600;  // enough work to split across threads
+    for (int i = 0; i < count; ++i) {
+      std::uniform_int_distribution<std::int64_t> e(1, i % 50 == 0 ? 70 : 6);
+      const std::int64_t m = e(rng), k = e(rng), n = e(rng);
+      const DType d = kInexactDTypes[i % 4];
+      as.push_back(random_layout(rng, {m, k}, d, i % 3 == 1 ? Layout::transposed : Layout::contiguous));
+      bs.push_back(random_tensor(rng, {k, n}, d));
+      cs.push_back(random_tensor(rng, {m, n}, d));
+    }
+    for (int i = 0; i < count; ++i) {
+      const bool cplx = is_complex(as[i].dtype());
+      GemmItem it{&as[i], &bs[i], &cs[i], 2.0, i % 2 ? Scalar(0.5) : Scalar(0.0), cplx && i % 3 == 0, cplx && i % 5 == 0};
+      items.push_back(it);
+      const DotDims d{.lhs_contracting = {1}, .rhs_contracting = {0}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
+      refs.push_back(reference(as[i], bs[i], d, cs[i].shape(), as[i].dtype(), 2.0, i % 2 ? 0.5 : 0.0, &cs[i]));
+    }
+    grouped_gemm(s, items);
+    for (int i = 0; i < count; ++i) {
+      SCOPED_TRACE("item " + std::to_string(i) + " threads " + std::to_string(threads));
+      expect_matches(cs[i], refs[i], 1e-4 * (as[i].extent(1) + 1));
+    }
+  }
+}
+
+TEST(GroupedGemm, ValidatesEveryItemBeforeComputingAny) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  auto a = Tensor::ones({2, 3}, DType::f64), b = Tensor::ones({3, 2}, DType::f64);
+  auto c0 = Tensor::full({2, 2}, 9.0, DType::f64), c1 = Tensor::full({2, 2}, 9.0, DType::f64);
+  const auto snap0 = snapshot(c0);
+  auto bad_b = Tensor::ones({4, 2}, DType::f64);
+  std::vector<GemmItem> items{{&a, &b, &c0}, {&a, &bad_b, &c1}};
+  EXPECT_THROW(grouped_gemm(s, items), ShapeError);
+  expect_untouched(c0, snap0);  // item 0 was valid but nothing ran
+  std::vector<GemmItem> same_out{{&a, &b, &c0}, {&a, &b, &c0}};
+  EXPECT_THROW(grouped_gemm(s, same_out), ArgumentError);
+  std::vector<GemmItem> out_is_operand{{&a, &b, &c0}, {&c0, &c1, &c1}};
+  EXPECT_THROW(grouped_gemm(s, out_is_operand), ArgumentError);
+  std::vector<GemmItem> null_item{{&a, nullptr, &c0}};
+  EXPECT_THROW(grouped_gemm(s, null_item), ArgumentError);
+  expect_untouched(c0, snap0);
+  grouped_gemm(s, std::span<const GemmItem>());  // empty: nothing to do
+}
