@@ -3,6 +3,7 @@
 /// A host scalar of one of four kinds (bool, integer, float, complex), used for
 /// broadcast operands, fill values and rank-0 results.
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <limits>
@@ -95,7 +96,8 @@ inline std::string Scalar::to_string() const {
     case Kind::boolean: return i_ ? "true" : "false";
     case Kind::integer: return std::to_string(i_);
     case Kind::floating: return std::to_string(c_.real());
-    case Kind::complex: return "(" + std::to_string(c_.real()) + "+" + std::to_string(c_.imag()) + "j)";
+    case Kind::complex:
+      return "(" + std::to_string(c_.real()) + (std::signbit(c_.imag()) ? "-" : "+") + std::to_string(std::abs(c_.imag())) + "j)";
   }
   return "?";
 }

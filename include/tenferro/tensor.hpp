@@ -103,13 +103,14 @@ class TENFERRO_API Tensor {
   bool is_contiguous() const noexcept {
     if (big_) return is_contiguous_slow();
     std::int64_t expect = 1;
+    bool ok = true;
     for (int i = 0; i < rank_; ++i) {
       const std::int64_t e = small_.ext[i];
-      if (e == 0) return true;
-      if (e != 1 && small_.str[i] != expect) return false;
+      if (e == 0) return true;  // no elements: any strides describe it
+      ok = ok && (e == 1 || small_.str[i] == expect);
       expect *= e;
     }
-    return true;
+    return ok;
   }
   /// True for broadcast views and views of them: writing through them is refused.
   bool read_only() const noexcept { return (flags_ & kReadOnly) != 0; }

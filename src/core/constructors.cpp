@@ -107,10 +107,13 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
   std::int64_t n;
   const bool integral = start.kind() != Scalar::Kind::floating && stop.kind() != Scalar::Kind::floating && step.kind() != Scalar::Kind::floating;
   if (integral) {
-    const std::int64_t ia = start.to<std::int64_t>(), ib = stop.to<std::int64_t>(), ih = step.to<std::int64_t>();
-    const std::int64_t span = ih > 0 ? ib - ia : ia - ib;
-    const std::int64_t ah = ih > 0 ? ih : -ih;
-    n = span <= 0 ? 0 : (span + ah - 1) / ah;
+    // 128-bit arithmetic: the span of two int64 and |INT64_MIN| do not fit in int64.
+    const __int128 ia = start.to<std::int64_t>(), ib = stop.to<std::int64_t>(), ih = step.to<std::int64_t>();
+    const __int128 span = ih > 0 ? ib - ia : ia - ib;
+    const __int128 ah = ih > 0 ? ih : -ih;
+    const __int128 count = span <= 0 ? 0 : (span + ah - 1) / ah;
+    if (count > INT64_MAX) throw IndexError(op, "range from " + start.to_string() + " to " + stop.to_string() + " has too many elements");
+    n = static_cast<std::int64_t>(count);
   } else {
     const double c = std::ceil((b - a) / h);
     if (c > 1e15) throw ArgumentError(op, "range has too many elements");
@@ -121,8 +124,8 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
   visit_dtype(op, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (integral) {
-      const std::int64_t ia = start.to<std::int64_t>(), ih = step.to<std::int64_t>();
-      fill_with<T>(t, [&](std::int64_t i) { return detail::cast_value<T>(ia + i * ih); });
+      const __int128 ia = start.to<std::int64_t>(), ih = step.to<std::int64_t>();
+      fill_with<T>(t, [&](std::int64_t i) { return detail::cast_value<T>(static_cast<std::int64_t>(ia + i * ih)); });
     } else {
       fill_with<T>(t, [&](std::int64_t i) { return detail::cast_value<T>(a + static_cast<double>(i) * h); });
     }

@@ -18,6 +18,8 @@ namespace tenferro::detail {
 template <class To, class From> To cast_value(From x) noexcept {
   if constexpr (std::is_same_v<To, From>) {
     return x;
+  } else if constexpr (is_complex_v<From> && std::is_same_v<To, bool>) {
+    return x != From(0);  // true when either part is non-zero
   } else if constexpr (is_complex_v<From>) {
     if constexpr (is_complex_v<To>) return To(static_cast<typename To::value_type>(x.real()), static_cast<typename To::value_type>(x.imag()));
     else return cast_value<To>(x.real());

@@ -129,6 +129,7 @@ struct Printer {
 
 std::string Tensor::to_string() const {
   if (!defined()) return "tensor(undefined)";
+  if (numel() == 0) return "tensor([], dtype=" + std::string(dtype_name(dtype_)) + ", shape=" + shape().to_string() + ")";
   Printer p{*this, numel() > kSummarizeAbove, "tensor("};
   visit_dtype("print", dtype_, [&](auto tag) { p.template run<typename decltype(tag)::type>(); });
   p.out += ", dtype=" + std::string(dtype_name(dtype_)) + ", shape=" + shape().to_string() + ")";

@@ -45,8 +45,14 @@ std::int64_t checked_numel(std::span<const std::int64_t> shape, std::string_view
   std::int64_t n = 1;
   for (auto e : shape)
     if (e < 0) throw ShapeError(op, "negative extent in shape " + dims_string(shape));
-  for (auto e : shape) n = checked_mul(n, e, op);
-  return n;
+  // Nonzero extents must multiply without overflow even when another extent is 0:
+  // compact strides are their products.
+  bool empty = false;
+  for (auto e : shape) {
+    if (e == 0) empty = true;
+    else n = checked_mul(n, e, op);
+  }
+  return empty ? 0 : n;
 }
 
 }  // namespace tenferro

@@ -115,13 +115,14 @@ std::int64_t Tensor::offset() const noexcept {
 
 bool Tensor::is_contiguous_slow() const noexcept {
   std::int64_t expect = 1;
+  bool ok = true;
   for (int i = 0; i < rank_; ++i) {
     const std::int64_t e = extent(i);
     if (e == 0) return true;
-    if (e != 1 && stride(i) != expect) return false;
+    ok = ok && (e == 1 || stride(i) == expect);
     expect *= e;
   }
-  return true;
+  return ok;
 }
 
 void* Tensor::mutable_data(std::string_view op) const {
@@ -195,6 +196,7 @@ Tensor Tensor::permute_view(std::span<const std::int64_t> perm) const {
 Tensor Tensor::transpose_view(int axis0, int axis1) const {
   constexpr std::string_view op = "transpose_view";
   require_defined(*this, op);
+  if (rank_ < 2) throw RankError(op, "needs rank >= 2, got rank " + std::to_string(rank_));
   const int a = detail::normalize_axis(axis0, rank_, op), b = detail::normalize_axis(axis1, rank_, op);
   Dims perm(rank_, 0);
   for (int i = 0; i < rank_; ++i) perm[i] = i;

@@ -91,9 +91,12 @@ struct Ge { template <class T> bool operator()(T a, T b) const noexcept { return
 
 // ---- ternary ----
 struct Select { template <class T> T operator()(bool p, T a, T b) const noexcept { return p ? a : b; } };
-/// StableHLO clamp(lo, x, hi); a NaN x stays NaN.
+/// StableHLO clamp(lo, x, hi) = min(max(x, lo), hi): hi wins when lo > hi; a NaN x stays NaN.
 struct Clamp {
-  template <class T> T operator()(T lo, T x, T hi) const noexcept { return x < lo ? lo : (x > hi ? hi : x); }
+  template <class T> T operator()(T lo, T x, T hi) const noexcept {
+    const T y = x < lo ? lo : x;
+    return y > hi ? hi : y;
+  }
 };
 
 // ---- unary, same dtype ----
