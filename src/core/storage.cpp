@@ -33,7 +33,8 @@ std::size_t size_class_bytes(std::size_t bytes) noexcept {
 StorageHeader* heap_allocate_block(std::size_t bytes) {
   const std::size_t cap = size_class_bytes(bytes);
   if (cap > (std::size_t{1} << 62)) throw BackendError("allocate", "request of " + std::to_string(bytes) + " bytes is too large");
-  void* p = std::aligned_alloc(64, sizeof(StorageHeader) + cap);
+  // aligned_alloc needs a size that is a multiple of the alignment.
+  void* p = std::aligned_alloc(64, (sizeof(StorageHeader) + cap + 63) / 64 * 64);
   if (!p) throw BackendError("allocate", "out of memory allocating " + std::to_string(bytes) + " bytes");
   auto* h = new (p) StorageHeader();
   h->capacity = cap;
