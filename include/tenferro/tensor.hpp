@@ -46,8 +46,9 @@ class TENFERRO_API Tensor {
   /// All ones.
   static Tensor ones(std::span<const std::int64_t> shape, DType dtype);
   static Tensor ones(std::initializer_list<std::int64_t> shape, DType dtype) { return ones(std::span(shape.begin(), shape.size()), dtype); }
-  /// Every element `value` converted to `dtype` (checked: a value that does not convert
-  /// exactly, like 2.5 into i32, throws ArgumentError).
+  /// Every element `value` converted to `dtype`. Integer and bool dtypes need an exact
+  /// value (2.5 into i32 or 2 into bool throws ArgumentError); float dtypes round
+  /// (0.1 into f32), complex into real needs a zero imaginary part.
   static Tensor full(std::span<const std::int64_t> shape, Scalar value, DType dtype);
   static Tensor full(std::initializer_list<std::int64_t> shape, Scalar value, DType dtype) { return full(std::span(shape.begin(), shape.size()), value, dtype); }
   /// A rank-0 tensor holding `value` in its natural dtype (bool, i64, f64, c128) or `dtype`.
@@ -68,7 +69,7 @@ class TENFERRO_API Tensor {
     return from_raw(std::span(shape.begin(), shape.size()), dtype_of<T>, data.begin(), static_cast<std::int64_t>(data.size()), true);
   }
   /// Rank-1 tensor start, start+step, ... (< stop for step > 0, > stop for step < 0).
-  /// ArgumentError for step 0 or a bool dtype.
+  /// ArgumentError for step 0 or a non-finite bound; DTypeError for a bool dtype.
   static Tensor arange(Scalar start, Scalar stop, Scalar step, DType dtype);
   /// arange(0, n, 1).
   static Tensor arange(std::int64_t n, DType dtype);

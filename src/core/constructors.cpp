@@ -10,6 +10,8 @@
 
 namespace tenferro {
 
+__extension__ typedef __int128 int128;  // exact span arithmetic for integer arange
+
 struct TensorAccess {
   static Tensor owner(std::span<const std::int64_t> shape, DType dtype, std::string_view op) {
     if (static_cast<int>(shape.size()) > kMaxRank)
@@ -30,7 +32,11 @@ template <class T> T checked_scalar(Scalar v, std::string_view op) {
   return visit_dtype(op, v.natural_dtype(), [&](auto tag) -> T {
     using S = typename decltype(tag)::type;
     const S s = v.to<S>();
-    if (!detail::exact_value<T>(s))
+    // Integer and bool fills must be exact (2.5 into i32 is an error); float fills round,
+    // but never drop an imaginary part.
+    bool lossy = !is_inexact(dtype_of<T>) && !detail::exact_value<T>(s);
+    if constexpr (is_complex_v<S> && !is_complex_v<T>) lossy = lossy || s.imag() != 0;
+    if (lossy)
       throw ArgumentError(op, "value " + v.to_string() + " does not convert exactly to " + std::string(dtype_name(dtype_of<T>)));
     return detail::cast_value<T>(s);
   });
@@ -108,10 +114,10 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
   const bool integral = start.kind() != Scalar::Kind::floating && stop.kind() != Scalar::Kind::floating && step.kind() != Scalar::Kind::floating;
   if (integral) {
     // 128-bit arithmetic: the span of two int64 and |INT64_MIN| do not fit in int64.
-    const __int128 ia = start.to<std::int64_t>(), ib = stop.to<std::int64_t>(), ih = step.to<std::int64_t>();
-    const __int128 span = ih > 0 ? ib - ia : ia - ib;
-    const __int128 ah = ih > 0 ? ih : -ih;
-    const __int128 count = span <= 0 ? 0 : (span + ah - 1) / ah;
+    const int128 ia = start.to<std::int64_t>(), ib = stop.to<std::int64_t>(), ih = step.to<std::int64_t>();
+    const int128 span = ih > 0 ? ib - ia : ia - ib;
+    const int128 ah = ih > 0 ? ih : -ih;
+    const int128 count = span <= 0 ? 0 : (span + ah - 1) / ah;
     if (count > INT64_MAX) throw IndexError(op, "range from " + start.to_string() + " to " + stop.to_string() + " has too many elements");
     n = static_cast<std::int64_t>(count);
   } else {
@@ -124,7 +130,7 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
   visit_dtype(op, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (integral) {
-      const __int128 ia = start.to<std::int64_t>(), ih = step.to<std::int64_t>();
+      const int128 ia = start.to<std::int64_t>(), ih = step.to<std::int64_t>();
       fill_with<T>(t, [&](std::int64_t i) { return detail::cast_value<T>(static_cast<std::int64_t>(ia + i * ih)); });
     } else {
       fill_with<T>(t, [&](std::int64_t i) { return detail::cast_value<T>(a + static_cast<double>(i) * h); });

@@ -46,11 +46,13 @@ std::pair<std::int64_t, std::int64_t> python_slice(std::int64_t start, std::int6
     if (last <= first) return {0, 0};
     return {first, (last - first - 1) / step + 1};
   }
-  // negative step: start defaults to n-1, stop to "before 0"
+  // negative step: start defaults to n-1, stop to "before 0". |step| as unsigned:
+  // -INT64_MIN does not fit in int64.
   first = start == INT64_MAX ? n - 1 : clamp_index(start, -1, n - 1);
   last = stop == INT64_MAX ? -1 : clamp_index(stop, -1, n - 1);
   if (first <= last) return {0, 0};
-  return {first, (first - last - 1) / (-step) + 1};
+  const std::uint64_t abs_step = std::uint64_t{0} - static_cast<std::uint64_t>(step);
+  return {first, static_cast<std::int64_t>(static_cast<std::uint64_t>(first - last - 1) / abs_step) + 1};
 }
 
 Dims infer_reshape(std::span<const std::int64_t> shape, std::int64_t numel, std::string_view op) {
