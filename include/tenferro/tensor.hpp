@@ -48,7 +48,8 @@ class TENFERRO_API Tensor {
   static Tensor ones(std::initializer_list<std::int64_t> shape, DType dtype) { return ones(std::span(shape.begin(), shape.size()), dtype); }
   /// Every element `value` converted to `dtype`. Integer and bool dtypes need an exact
   /// value (2.5 into i32 or 2 into bool throws ArgumentError); float dtypes round
-  /// (0.1 into f32), complex into real needs a zero imaginary part.
+  /// (0.1 into f32) but refuse overflow to infinity (1e40 into f32); complex into real
+  /// needs a zero imaginary part.
   static Tensor full(std::span<const std::int64_t> shape, Scalar value, DType dtype);
   static Tensor full(std::initializer_list<std::int64_t> shape, Scalar value, DType dtype) { return full(std::span(shape.begin(), shape.size()), value, dtype); }
   /// A rank-0 tensor holding `value` in its natural dtype (bool, i64, f64, c128) or `dtype`.

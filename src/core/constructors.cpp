@@ -36,6 +36,10 @@ template <class T> T checked_scalar(Scalar v, std::string_view op) {
     // but never drop an imaginary part.
     bool lossy = !is_inexact(dtype_of<T>) && !detail::exact_value<T>(s);
     if constexpr (is_complex_v<S> && !is_complex_v<T>) lossy = lossy || s.imag() != 0;
+    if constexpr (is_inexact(dtype_of<T>)) {  // a finite value must stay finite
+      const auto back = std::abs(detail::cast_value<T>(s));
+      lossy = lossy || (std::isinf(back) && std::isfinite(std::abs(detail::cast_value<c128>(s))));
+    }
     if (lossy)
       throw ArgumentError(op, "value " + v.to_string() + " does not convert exactly to " + std::string(dtype_name(dtype_of<T>)));
     return detail::cast_value<T>(s);

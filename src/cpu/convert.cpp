@@ -2,6 +2,7 @@
 #include "core/convert.hpp"
 
 #include "cpu/elementwise.hpp"
+#include "cpu/transpose_copy.hpp"
 
 namespace tenferro {
 namespace detail {
@@ -48,6 +49,10 @@ void convert_impl(Session& s, std::string_view op, const Tensor& x, const Tensor
           }
         }
       }
+      // Same-dtype copies that change memory order take the blocked kernel
+      // (Note [Blocked transpose copy]).
+      if constexpr (std::is_same_v<To, From>)
+        if (try_blocked_transpose_copy(s, plan, sizeof(To))) return;
       run_plan(s, plan, 1, [](char** p, const std::int64_t* st, std::int64_t n) {
         line1<To, From>(p, st, n, [](From v) { return cast_value<To>(v); });
       });

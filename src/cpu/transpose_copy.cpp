@@ -1,0 +1,288 @@
+// Same-dtype strided copies and the blocked transpose kernel (Note [Blocked transpose
+// copy] in transpose_copy.hpp).
+#include "cpu/transpose_copy.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
+
+#include "cpu/elementwise.hpp"
+
+namespace tenferro::detail {
+
+namespace {
+
+// Copies never look at values, only at bytes: one instantiation per element size
+// (bool → 1, i32/f32 → 4, i64/f64/c64 → 8, c128 → 16) instead of one per dtype.
+struct alignas(8) Bytes16 {
+  std::uint64_t lo, hi;
+};
+
+template <class E> inline void copy_elem(char* d, const char* s) noexcept {
+  E v;
+  std::memcpy(&v, s, sizeof(E));
+  std::memcpy(d, &v, sizeof(E));
+}
+
+/// One inner line of a copy plan: contiguous (memmove: an output identical to its
+/// input is allowed by the ops, and memcpy on equal pointers is undefined), fill from
+/// a broadcast source (stride 0), or general strided.
+template <class E> void copy_line(char** p, const std::int64_t* st, std::int64_t n) {
+  constexpr auto es = static_cast<std::int64_t>(sizeof(E));
+  char* d = p[0];
+  const char* s = p[1];
+  if (st[0] == es && st[1] == es) {
+    if (d != s) std::memmove(d, s, static_cast<std::size_t>(n * es));
+    return;
+  }
+  if (st[1] == 0) {
+    E v;
+    std::memcpy(&v, s, sizeof(E));
+    if (st[0] == es) {
+      E* o = reinterpret_cast<E*>(d);
+      for (std::int64_t i = 0; i < n; ++i) o[i] = v;
+    } else {
+      for (std::int64_t i = 0; i < n; ++i, d += st[0]) std::memcpy(d, &v, sizeof(E));
+    }
+    return;
+  }
+  for (std::int64_t i = 0; i < n; ++i, d += st[0], s += st[1]) copy_elem<E>(d, s);
+}
+
+// ---------------------------------------------------------------- blocked kernel
+// Element (i, j) of a 2-D slice is read at s + i*ssa + j*ssb and written at
+// d + i*dsa + j*dsb; i runs along the destination's fast axis, j along the source's.
+
+/// The general tile: any strides (edges and destinations that are not contiguous).
+template <class E>
+void tile_scalar(char* d, const char* s, std::int64_t na, std::int64_t nb, std::int64_t dsa, std::int64_t dsb, std::int64_t ssa,
+                 std::int64_t ssb) noexcept {
+  for (std::int64_t j = 0; j < nb; ++j) {
+    char* dj = d + j * dsb;
+    const char* sj = s + j * ssb;
+    for (std::int64_t i = 0; i < na; ++i) copy_elem<E>(dj + i * dsa, sj + i * ssa);
+  }
+}
+
+/// Block shape for E: kCols elements along j (two 64-byte source lines per row; one for
+/// bytes), kRows along i (two destination lines per column; four for 16-byte elements).
+/// Whole lines on both sides; 16 × 16 for 8-byte elements. Measured on 4096² (Note
+/// [Blocked transpose copy]): one-line destination segments halve streaming-store
+/// throughput, and taller blocks keep more aliasing source rows alive at once.
+template <class E> inline constexpr std::int64_t kCols = (sizeof(E) == 1 ? 64 : 128) / static_cast<std::int64_t>(sizeof(E));
+template <class E> inline constexpr std::int64_t kRows = (sizeof(E) == 16 ? 256 : 128) / static_cast<std::int64_t>(sizeof(E));
+
+/// Destinations of at least this many bytes are written with non-temporal stores: they
+/// cannot stay in cache anyway, and streaming skips the read-for-ownership of every
+/// destination line (a third of the memory traffic). glibc's memcpy switches to
+/// streaming at a similar size (3/4 of the shared cache).
+constexpr std::int64_t kStreamBytes = std::int64_t{8} << 20;
+
+/// d[0, Bytes) = s[0, Bytes) with s 16-byte aligned (the block buffer). With `stream`,
+/// streaming stores: the caller guarantees d is 64-byte aligned and Bytes a multiple
+/// of 64, so only whole lines are ever streamed.
+template <std::int64_t Bytes> inline void store_segment(char* d, const char* s, bool stream) noexcept {
+#if defined(__SSE2__)
+  if (stream) {
+    for (std::int64_t k = 0; k < Bytes; k += 16)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k), _mm_load_si128(reinterpret_cast<const __m128i*>(s + k)));
+    return;
+  }
+#endif
+  std::memcpy(d, s, Bytes);
+}
+
+/// buf[j*kRows + i] = src(i, j) for one full kRows × kCols block whose source rows are
+/// contiguous (ssb == element size): each source line is loaded once, whole.
+template <class E> inline void gather_block(E* buf, const char* s, std::int64_t ssa) noexcept {
+  constexpr std::int64_t R = kRows<E>, C = kCols<E>;
+#if defined(__SSE2__)
+  // Moves and shuffles never touch the bits: integer and complex data go through the
+  // float/double registers unchanged (NaN payloads and denormals included).
+  if constexpr (sizeof(E) == 8) {
+    for (std::int64_t i = 0; i < R; i += 2) {
+      const auto* r0 = reinterpret_cast<const double*>(s + i * ssa);
+      const auto* r1 = reinterpret_cast<const double*>(s + (i + 1) * ssa);
+      auto* b = reinterpret_cast<double*>(buf);
+      for (std::int64_t j = 0; j < C; j += 2) {
+        const __m128d x = _mm_loadu_pd(r0 + j), y = _mm_loadu_pd(r1 + j);
+        _mm_store_pd(b + j * R + i, _mm_unpacklo_pd(x, y));
+        _mm_store_pd(b + (j + 1) * R + i, _mm_unpackhi_pd(x, y));
+      }
+    }
+    return;
+  } else if constexpr (sizeof(E) == 4) {
+    for (std::int64_t i = 0; i < R; i += 4) {
+      auto* b = reinterpret_cast<float*>(buf);
+      for (std::int64_t j = 0; j < C; j += 4) {
+        __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s + i * ssa) + j);
+        __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s + (i + 1) * ssa) + j);
+        __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(s + (i + 2) * ssa) + j);
+        __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(s + (i + 3) * ssa) + j);
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        _mm_store_ps(b + j * R + i, r0);
+        _mm_store_ps(b + (j + 1) * R + i, r1);
+        _mm_store_ps(b + (j + 2) * R + i, r2);
+        _mm_store_ps(b + (j + 3) * R + i, r3);
+      }
+    }
+    return;
+  }
+#endif
+  for (std::int64_t i = 0; i < R; ++i) {
+    const char* row = s + i * ssa;
+    for (std::int64_t j = 0; j < C; ++j) std::memcpy(&buf[j * R + i], row + j * static_cast<std::int64_t>(sizeof(E)), sizeof(E));
+  }
+}
+
+/// One full block with a contiguous destination column and contiguous source row: the
+/// block is transposed into an L1 buffer laid out like the destination, then each
+/// destination column segment (two whole lines) is written in one go.
+template <class E> inline void copy_block(char* d, const char* s, std::int64_t dsb, std::int64_t ssa, bool stream) noexcept {
+  constexpr std::int64_t R = kRows<E>, C = kCols<E>;
+  alignas(64) E buf[R * C];
+  gather_block<E>(buf, s, ssa);
+  for (std::int64_t j = 0; j < C; ++j)
+    store_segment<R * static_cast<std::int64_t>(sizeof(E))>(d + j * dsb, reinterpret_cast<const char*>(buf + j * R), stream);
+}
+
+/// Columns (along j) per panel: the blocks of a panel reuse kPanel destination columns
+/// and a few source rows, one 4 KiB page each, well inside the L2 TLB; panels as long as
+/// the matrix (4096 columns of a 4096×4096 f64) would miss it on every block.
+constexpr std::int64_t kPanel = 256;
+
+template <class E> void blocked_copy(Session& s, const LoopPlan<2>& plan, int b) {
+  constexpr auto es = static_cast<std::int64_t>(sizeof(E));
+  constexpr std::int64_t R = kRows<E>, C = kCols<E>;
+  const std::int64_t A = plan.ext[0], B = plan.ext[b];
+  const std::int64_t dsa = plan.str[0][0], ssa = plan.str[0][1], dsb = plan.str[b][0], ssb = plan.str[b][1];
+  // The other axes, iterated outside the blocks.
+  int no = 0;
+  std::int64_t oext[kMaxRank], odst[kMaxRank], osrc[kMaxRank];
+  std::int64_t nouter = 1;
+  for (int k = 1; k < plan.rank; ++k) {
+    if (k == b) continue;
+    oext[no] = plan.ext[k];
+    odst[no] = plan.str[k][0];
+    osrc[no] = plan.str[k][1];
+    nouter *= plan.ext[k];
+    ++no;
+  }
+  const bool fast = dsa == es && ssb == es;
+  // Stream only when every destination column starts on a cache line: then each line is
+  // written whole by one block (blocks start at multiples of kRows * size = 128 bytes),
+  // and edge strips, written with ordinary stores, own their lines. A line written
+  // partly by streaming and partly by ordinary stores is flushed and re-read for every
+  // mix (measured: 17 × 100000 f64 ran 20× slower than the plain loop).
+  bool aligned = reinterpret_cast<std::uintptr_t>(plan.ptr[0]) % 64 == 0 && dsb % 64 == 0;
+  for (int k = 0; k < no; ++k) aligned = aligned && odst[k] % 64 == 0;
+  const bool stream = fast && aligned && plan.numel * es >= kStreamBytes;
+  // Work units: one strip of R rows across one panel of columns; strips fastest, so a
+  // thread's consecutive units walk down the same destination columns.
+  const std::int64_t strips = (A + R - 1) / R, panels = (B + kPanel - 1) / kPanel;
+  const std::int64_t units = nouter * panels * strips;
+  parallel_for(s, units, R * std::min(B, kPanel), [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t u = lo; u < hi; ++u) {
+      const std::int64_t i0 = (u % strips) * R;
+      std::int64_t rest = u / strips;
+      const std::int64_t j0 = (rest % panels) * kPanel;
+      rest /= panels;
+      char* d = plan.ptr[0];
+      const char* src = plan.ptr[1];
+      for (int k = 0; k < no && rest; ++k) {
+        const std::int64_t idx = rest % oext[k];
+        rest /= oext[k];
+        d += idx * odst[k];
+        src += idx * osrc[k];
+      }
+      d += i0 * dsa;
+      src += i0 * ssa;
+      const std::int64_t na = std::min(R, A - i0), j_end = std::min(B, j0 + kPanel);
+      std::int64_t j = j0;
+      if (fast && na == R)
+        for (; j + C <= j_end; j += C) copy_block<E>(d + j * dsb, src + j * es, dsb, ssa, stream);
+      for (; j < j_end; j += C)
+        tile_scalar<E>(d + j * dsb, src + j * ssb, na, std::min(C, j_end - j), dsa, dsb, ssa, ssb);
+    }
+#if defined(__SSE2__)
+    // Streaming stores are weakly ordered: fence before the results are handed on.
+    if (stream) _mm_sfence();
+#endif
+  });
+}
+
+/// Below these sizes a plain line already reuses every source line it loads and the
+/// blocks would be mostly edge (measured: 16×16 f64 breaks even, 64×64 is 1.6× faster
+/// blocked, 128×128 3×).
+constexpr std::int64_t kMinSide = 16;
+constexpr std::int64_t kMinElements = 1024;
+
+/// Calls f(TypeTag<E>) with E the copy unit of `es`-byte elements.
+template <class F> bool visit_size(std::size_t es, F&& f) {
+  switch (es) {
+    case 1: f(TypeTag<std::uint8_t>{}); return true;
+    case 4: f(TypeTag<std::uint32_t>{}); return true;
+    case 8: f(TypeTag<std::uint64_t>{}); return true;
+    case 16: f(TypeTag<Bytes16>{}); return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool try_blocked_transpose_copy(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) {
+  if (plan.rank < 2 || plan.ext[0] < kMinSide || plan.numel < kMinElements) return false;
+  // b: the source's fastest axis among the others (a zero stride is a broadcast: no
+  // memory order to respect).
+  int b = -1;
+  std::int64_t best = std::llabs(plan.str[0][1]);
+  for (int k = 1; k < plan.rank; ++k) {
+    const std::int64_t v = std::llabs(plan.str[k][1]);
+    if (v != 0 && v < best) {
+      best = v;
+      b = k;
+    }
+  }
+  if (b < 0 || plan.ext[b] < kMinSide) return false;
+  return visit_size(elem_size, [&](auto tag) { blocked_copy<typename decltype(tag)::type>(s, plan, b); });
+}
+
+void run_copy_plan(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) {
+  if (try_blocked_transpose_copy(s, plan, elem_size)) return;
+  const bool known = visit_size(elem_size, [&](auto tag) { run_plan(s, plan, 1, copy_line<typename decltype(tag)::type>); });
+  if (!known) throw InternalError("copy", "unexpected element size " + std::to_string(elem_size));
+}
+
+void copy_same_dtype(Session& s, const Tensor& src, const Tensor& dst) {
+  const int r = dst.rank();
+  std::int64_t shape[kMaxRank], sd[kMaxRank], ss[kMaxRank];
+  for (int i = 0; i < r; ++i) shape[i] = dst.extent(i);
+  broadcast_byte_strides(dst, r, sd);
+  broadcast_byte_strides(src, r, ss);
+  const std::int64_t* strides[2] = {sd, ss};
+  char* ptrs[2] = {static_cast<char*>(dst.mutable_data("copy")), static_cast<char*>(const_cast<void*>(src.data()))};
+  LoopPlan<2> plan;
+  plan.build(r, shape, strides, ptrs);
+  run_copy_plan(s, plan, dtype_size(dst.dtype()));
+}
+
+void fill_bytes(Session& s, const Tensor& dst, const void* value) {
+  const int r = dst.rank();
+  std::int64_t shape[kMaxRank], sd[kMaxRank], zero[kMaxRank] = {};
+  for (int i = 0; i < r; ++i) shape[i] = dst.extent(i);
+  broadcast_byte_strides(dst, r, sd);
+  const std::int64_t* strides[2] = {sd, zero};
+  char* ptrs[2] = {static_cast<char*>(dst.mutable_data("fill")), static_cast<char*>(const_cast<void*>(value))};
+  LoopPlan<2> plan;
+  plan.build(r, shape, strides, ptrs);
+  run_copy_plan(s, plan, dtype_size(dst.dtype()));
+}
+
+}  // namespace tenferro::detail

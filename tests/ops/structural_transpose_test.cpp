@@ -1,0 +1,195 @@
+// The blocked transpose copy (transpose_copy.hpp, Note [Blocked transpose copy]): which
+// plans take it, and bit-exact results for every element size through every entry
+// point that routes same-dtype copies to it (transpose, transpose_into, copy_into,
+// to_contiguous), with full blocks, edges, streaming stores (outputs >= 8 MiB with
+// line-aligned columns), outer axes, strided destinations, one and two threads.
+#include <gmock/gmock.h>
+
+#include <cstring>
+
+#include "cpu/op_common.hpp"
+#include "cpu/strided_loop.hpp"
+#include "cpu/transpose_copy.hpp"
+#include "support/test_util.hpp"
+
+namespace tenferro::structural_transpose_test {
+namespace {
+
+using testing::for_each_index;
+using testing::random_tensor;
+using testing::snapshot;
+using testing::value_at;
+
+const DType kSizes[] = {DType::b8, DType::f32, DType::f64, DType::c128};  // 1, 4, 8, 16 bytes
+
+/// A compact tensor with random bytes (random 0/1 for bool): every bit pattern,
+/// NaN payloads included, must come through unchanged.
+Tensor random_bits(std::mt19937_64& rng, const Shape& shape, DType dt) {
+  if (dt == DType::b8) return random_tensor(rng, shape, dt);
+  Tensor t = Tensor::empty(shape.span(), dt);
+  auto* p = static_cast<unsigned char*>(t.mutable_data());
+  const auto bytes = static_cast<std::size_t>(t.numel()) * dtype_size(dt);
+  for (std::size_t k = 0; k < bytes; ++k) p[k] = static_cast<unsigned char>(rng());
+  return t;
+}
+
+const unsigned char* element(const Tensor& t, std::int64_t i, std::int64_t j) {
+  return static_cast<const unsigned char*>(t.data()) + (i * t.stride(0) + j * t.stride(1)) * static_cast<std::int64_t>(dtype_size(t.dtype()));
+}
+
+/// Rank-2 `got` equals `want` element for element, bit for bit.
+bool same_bits(const Tensor& got, const Tensor& want) {
+  EXPECT_EQ(got.shape(), want.shape());
+  if (got.shape() != want.shape()) return false;
+  const std::size_t es = dtype_size(got.dtype());
+  int bad = 0;
+  for (std::int64_t j = 0; j < got.extent(1); ++j)
+    for (std::int64_t i = 0; i < got.extent(0); ++i)
+      if (std::memcmp(element(got, i, j), element(want, i, j), es) != 0 && bad++ < 5) ADD_FAILURE() << "differs at (" << i << ", " << j << ")";
+  return bad == 0;
+}
+
+/// Whether a copy from `src` into `dst` takes the blocked kernel.
+bool takes_blocked_kernel(Session& s, const Tensor& src, const Tensor& dst) {
+  using namespace detail;
+  const int r = dst.rank();
+  std::int64_t shape[kMaxRank], sd[kMaxRank], ss[kMaxRank];
+  for (int i = 0; i < r; ++i) shape[i] = dst.extent(i);
+  broadcast_byte_strides(dst, r, sd);
+  broadcast_byte_strides(src, r, ss);
+  const std::int64_t* strides[2] = {sd, ss};
+  char* ptrs[2] = {static_cast<char*>(dst.mutable_data()), static_cast<char*>(const_cast<void*>(src.data()))};
+  LoopPlan<2> plan;
+  plan.build(r, shape, strides, ptrs);
+  return try_blocked_transpose_copy(s, plan, dtype_size(dst.dtype()));
+}
+
+TEST(BlockedTranspose, WhichPlansQualify) {
+  CpuBackend backend;
+  auto s = backend.open_session();
+  std::mt19937_64 rng(1);
+  const Tensor x = random_tensor(rng, {64, 48}, DType::f64);
+  EXPECT_TRUE(takes_blocked_kernel(s, x.transpose_view(), Tensor::empty({48, 64}, DType::f64)));
+  // Same memory order, broadcast source, tiny or thin matrices: the plain loop.
+  EXPECT_FALSE(takes_blocked_kernel(s, x, Tensor::empty({64, 48}, DType::f64)));
+  EXPECT_FALSE(takes_blocked_kernel(s, x.slice_view(0, Tensor::kSliceEnd, Tensor::kSliceEnd, -1), Tensor::empty({64, 48}, DType::f64)));
+  EXPECT_FALSE(takes_blocked_kernel(s, random_tensor(rng, {1, 48}, DType::f64).broadcast_view({64, 48}), Tensor::empty({64, 48}, DType::f64)));
+  EXPECT_FALSE(takes_blocked_kernel(s, random_tensor(rng, {8, 8}, DType::f64).transpose_view(), Tensor::empty({8, 8}, DType::f64)));
+  EXPECT_FALSE(takes_blocked_kernel(s, random_tensor(rng, {9, 4000}, DType::f64).transpose_view(), Tensor::empty({4000, 9}, DType::f64)));
+  // Rank 3 with the transposed pair not adjacent, and a negative-stride source.
+  const Tensor y = random_tensor(rng, {20, 3, 30}, DType::f32);
+  EXPECT_TRUE(takes_blocked_kernel(s, y.permute_view({2, 1, 0}), Tensor::empty({30, 3, 20}, DType::f32)));
+  EXPECT_TRUE(takes_blocked_kernel(s, x.transpose_view().slice_view(1, Tensor::kSliceEnd, Tensor::kSliceEnd, -1),
+                                   Tensor::empty({48, 64}, DType::f64)));
+}
+
+TEST(BlockedTranspose, EveryElementSizeAndShape) {
+  CpuBackend backend;
+  auto s = backend.open_session();
+  std::mt19937_64 rng(2);
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{16, 16}, {17, 33}, {100, 37}, {256, 300}, {129, 1}, {33, 257}};
+  for (DType dt : kSizes)
+    for (auto [m, n] : shapes) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + std::to_string(m) + "x" + std::to_string(n));
+      const Tensor base = random_bits(rng, {n, m}, dt);
+      const Tensor v = base.transpose_view();
+      same_bits(transpose(s, base, {1, 0}), v);
+      same_bits(to_contiguous(s, v), v);
+      const Tensor out = Tensor::empty({m, n}, dt);
+      copy_into(s, v, out);
+      same_bits(out, v);
+      // Negative strides on the source.
+      const Tensor neg = v.slice_view(0, Tensor::kSliceEnd, Tensor::kSliceEnd, -1).slice_view(1, Tensor::kSliceEnd, Tensor::kSliceEnd, -1);
+      transpose_into(s, neg, {0, 1}, out);
+      same_bits(out, neg);
+    }
+}
+
+TEST(BlockedTranspose, LargeOutputs) {
+  // Outputs of >= 8 MiB whose columns start on cache lines take streaming stores; the
+  // extents leave a partial strip and partial blocks at the edges (ordinary stores into
+  // lines of their own). Odd extents put columns off line boundaries: ordinary stores
+  // throughout. The default backend splits the blocks over its threads.
+  CpuBackend backend;
+  auto s = backend.open_session();
+  std::mt19937_64 rng(3);
+  const std::tuple<DType, std::int64_t, std::int64_t> cases[] = {
+      {DType::f64, 1032, 1030}, {DType::f32, 1520, 1499}, {DType::c128, 740, 733}, {DType::b8, 2880, 2999},  // streamed
+      {DType::f64, 1031, 1029}, {DType::f32, 1501, 1499}, {DType::c128, 733, 731}, {DType::b8, 2901, 2899}};
+  for (auto [dt, m, n] : cases) {
+    SCOPED_TRACE(std::string(dtype_name(dt)) + " " + std::to_string(m) + "x" + std::to_string(n));
+    const Tensor base = random_bits(rng, {n, m}, dt);
+    const Tensor r = transpose(s, base, {1, 0});
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(r.data()) % 64, 0u);  // owners are line-aligned
+    same_bits(r, base.transpose_view());
+  }
+}
+
+TEST(BlockedTranspose, ResultDoesNotDependOnThreads) {
+  std::mt19937_64 rng(4);
+  const Tensor base = random_bits(rng, {700, 900}, DType::f64);
+  CpuBackendOptions one;
+  one.num_threads = 1;
+  CpuBackend serial(one), parallel;
+  const Tensor a = serial.with_session([&](Session& s) { return transpose(s, base, {1, 0}); });
+  const Tensor b = parallel.with_session([&](Session& s) { return transpose(s, base, {1, 0}); });
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.numel()) * 8), 0);
+  same_bits(a, base.transpose_view());
+}
+
+TEST(BlockedTranspose, OuterAxesAndPermutations) {
+  CpuBackend backend;
+  auto s = backend.open_session();
+  std::mt19937_64 rng(5);
+  const std::pair<Shape, Dims> cases[] = {{{20, 30, 7}, {2, 0, 1}}, {{20, 30, 7}, {1, 0, 2}}, {{7, 40, 33}, {0, 2, 1}},
+                                          {{33, 5, 40}, {2, 1, 0}}, {{17, 2, 3, 19}, {3, 1, 2, 0}}};
+  for (DType dt : kSizes)
+    for (const auto& [shape, perm] : cases) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape.to_string() + " perm " + perm.to_string());
+      const Tensor x = random_bits(rng, shape, dt);
+      const Tensor r = transpose(s, x, perm);
+      int bad = 0;
+      for_each_index(r.shape(), [&](const Dims& idx) {
+        Dims xi(shape.size(), 0);
+        for (int i = 0; i < perm.size(); ++i) xi[static_cast<int>(perm[i])] = idx[i];
+        const auto es = static_cast<std::int64_t>(dtype_size(dt));
+        std::int64_t ro = 0, xo = 0;
+        for (int i = 0; i < r.rank(); ++i) ro += idx[i] * r.stride(i);
+        for (int i = 0; i < x.rank(); ++i) xo += xi[i] * x.stride(i);
+        if (std::memcmp(static_cast<const char*>(r.data()) + ro * es, static_cast<const char*>(x.data()) + xo * es, static_cast<std::size_t>(es)) &&
+            bad++ < 5)
+          ADD_FAILURE() << "differs at " << idx.to_string();
+      });
+    }
+}
+
+TEST(BlockedTranspose, StridedDestinationAndSource) {
+  // Destination every other row of a larger buffer (not unit stride along its fast
+  // axis) and a source with a step along its fast axis: the general tiles.
+  CpuBackend backend;
+  auto s = backend.open_session();
+  std::mt19937_64 rng(6);
+  for (DType dt : kSizes) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    const Tensor base = random_bits(rng, {2 * 50, 70}, dt);
+    const Tensor src = base.slice_view(0, 0, 100, 2).transpose_view();  // [70, 50], step 2 along its fast axis
+    const Tensor buf = random_bits(rng, {141, 50}, dt);
+    const Tensor dst = buf.slice_view(0, 1, 141, 2);  // [70, 50], row stride 2
+    const std::vector<unsigned char> before = snapshot(buf);
+    copy_into(s, src, dst);
+    same_bits(dst, src);
+    const Tensor even = buf.slice_view(0, 0, 141, 2);
+    const std::vector<unsigned char> after = snapshot(buf);
+    const std::size_t es = dtype_size(dt);
+    int changed = 0;
+    for (std::int64_t j = 0; j < 50; ++j)
+      for (std::int64_t i = 0; i < even.extent(0); ++i) {
+        const auto off = static_cast<std::size_t>((i * even.stride(0) + j * even.stride(1)) + even.offset()) * es;
+        changed += std::memcmp(after.data() + off, before.data() + off, es) != 0;
+      }
+    EXPECT_EQ(changed, 0);
+  }
+}
+
+}  // namespace
+}  // namespace tenferro::structural_transpose_test
