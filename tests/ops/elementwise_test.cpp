@@ -770,10 +770,9 @@ TEST(ElementwiseParallel, LargeAddIsIdenticalToSingleThread) {
     return add(s, a, b);
   });
   expect_same_bytes(one, two);
-  // (Tensor::data_ptr<T> does not compile: static_cast from std::byte*; use data().)
-  const double* pa = static_cast<const double*>(a.data());
-  const double* pb = static_cast<const double*>(b.data());
-  const double* pr = static_cast<const double*>(two.data());
+  const double* pa = a.data_ptr<double>();
+  const double* pb = b.data_ptr<double>();
+  const double* pr = two.data_ptr<double>();
   std::int64_t bad = 0;
   for (std::int64_t i = 0; i < n; ++i) bad += pr[i] != pa[i] + pb[i];
   EXPECT_EQ(bad, 0);
