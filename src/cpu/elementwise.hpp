@@ -187,6 +187,10 @@ template <class O, class A, class B, class C, class F> void line3(char** p, cons
 
 /// Runs o[i] = f(a[i], b[i]) over n contiguous elements, inline or across the session's threads.
 template <class O, class A, class B, class F> void run_contiguous2(Session& s, O* o, const A* a, const B* b, std::int64_t n, std::int64_t cost, F f) {
+  if (n * cost < kForkThreshold) {  // never forks (Note [Fork cost model]): skip the decision call
+    for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+    return;
+  }
   parallel_for(s, n, cost, [=](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t i = lo; i < hi; ++i) o[i] = f(a[i], b[i]);
   });
