@@ -3,6 +3,7 @@
 /// Umbrella header: everything public.
 #include "tenferro/cpu_backend.hpp"
 #include "tenferro/dot.hpp"
+#include "tenferro/einsum.hpp"
 #include "tenferro/dtype.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/error.hpp"

@@ -309,12 +309,10 @@ void build_steps(EinsumProgram& p, Scratch& sc) {
     st.dot = !contract.empty();
     st.labels.clear();
     if (st.last) {
-      auto by_out = [&](std::int64_t x, std::int64_t y) {
+      // dot_general keeps free axes in operand order; the batch order is ours to choose.
+      std::sort(batch.begin(), batch.end(), [&](std::int64_t x, std::int64_t y) {
         return sc.out_pos[static_cast<std::size_t>(x)] < sc.out_pos[static_cast<std::size_t>(y)];
-      };
-      std::sort(free_a.begin(), free_a.end(), by_out);
-      std::sort(free_b.begin(), free_b.end(), by_out);
-      std::sort(batch.begin(), batch.end(), by_out);
+      });
     }
     if (st.dot || !st.last) {
       // dot_general's result order [lhs_free, rhs_free, batch]; a mul intermediate uses
