@@ -25,15 +25,15 @@ inline void* counted_aligned_alloc(std::size_t n, std::align_val_t a) {
   const auto al = static_cast<std::size_t>(a);
   return std::aligned_alloc(al, ((n ? n : 1) + al - 1) / al * al);  // aligned_alloc wants a multiple
 }
-inline void counted_free(void* p) noexcept {
+// Never inlined: once inlined into operator delete, GCC pairs the free() with the
+// operator new of the caller and warns (-Wmismatched-new-delete).
+[[gnu::noinline]] inline void counted_free(void* p) noexcept {
   if (p && counting.load(std::memory_order_relaxed)) deletes.fetch_add(1, std::memory_order_relaxed);
   std::free(p);
 }
 }  // namespace tenferro::testing::alloc
 
-// Out of line (not inline): an inline replacement would be visible to GCC at the call
-// sites, which then pairs it with the library's operator new and warns
-// (-Wmismatched-new-delete).
+// The replacements themselves must not be inline ([replacement.functions]).
 void* operator new(std::size_t n) {
   if (void* p = tenferro::testing::alloc::counted_alloc(n)) return p;
   throw std::bad_alloc();
