@@ -1,5 +1,8 @@
 // Einsum entry points: one-shot calls (program built in thread-local scratch), the
 // prepared EinsumPlan, and einsum_path.
+#include <array>
+#include <string>
+
 #include "cpu/op_common.hpp"
 #include "einsum/program.hpp"
 #include "tenferro/error.hpp"
@@ -23,6 +26,56 @@ void fill_operands(std::span<const Tensor> operands, EinsumProgram& p) {
   }
 }
 
+/// Whether the operands have exactly the program's shapes and dtypes.
+bool same_operands(const EinsumProgram& p, std::span<const Tensor> operands) noexcept {
+  if (static_cast<int>(operands.size()) != p.n) return false;
+  for (int k = 0; k < p.n; ++k) {
+    const Tensor& t = operands[static_cast<std::size_t>(k)];
+    const Shape& sh = p.shapes[static_cast<std::size_t>(k)];
+    if (t.dtype() != p.dtypes[static_cast<std::size_t>(k)] || t.rank() != sh.size()) return false;
+    for (int a = 0; a < sh.size(); ++a)
+      if (t.extent(a) != sh[a]) return false;
+  }
+  return true;
+}
+
+// Note [Einsum program cache]
+// Sweeps call the same one-shot einsum with the same shapes thousands of times. Each
+// thread keeps the programs of its last kCached distinct (subscripts, shapes, dtypes)
+// string-form calls made with default options; a repeat skips parsing, validation of
+// the labels and planning, and only checks the operands (devices, and what the run
+// itself checks). Programs hold no tensors, so caching them is invisible to the caller.
+struct ProgramCache {
+  static constexpr int kCached = 8;
+  struct Entry {
+    std::string subscripts;
+    EinsumProgram prog;
+    std::uint64_t used = 0;
+    bool valid = false;
+  };
+  std::array<Entry, kCached> entries;
+  std::uint64_t clock = 0;
+
+  EinsumProgram* find(std::string_view subs, std::span<const Tensor> operands) noexcept {
+    for (Entry& e : entries)
+      if (e.valid && e.subscripts == subs && same_operands(e.prog, operands)) {
+        e.used = ++clock;
+        return &e.prog;
+      }
+    return nullptr;
+  }
+  Entry& victim() noexcept {
+    Entry* v = &entries[0];
+    for (Entry& e : entries)
+      if (!e.valid || e.used < v->used) v = &e;
+    return *v;
+  }
+};
+
+bool default_options(const EinsumOptions& o) noexcept {
+  return o.path.empty() && !o.tree && o.plan.optimizer == EinsumOptimizer::automatic;
+}
+
 /// One-shot: parse, build in scratch, run.
 template <class Parse>
 void one_shot(Session& s, Parse&& parse, std::span<const Tensor> operands, const EinsumOptions& options, const Tensor* out, Tensor& result) {
@@ -33,6 +86,33 @@ void one_shot(Session& s, Parse&& parse, std::span<const Tensor> operands, const
   fill_operands(operands, prog);
   build_program(parsed, options, false, prog);
   run_program(s, prog, operands, out, result);
+}
+
+/// One-shot string form through the program cache (Note [Einsum program cache]).
+void one_shot_string(Session& s, std::string_view subs, std::span<const Tensor> operands, const EinsumOptions& options, const Tensor* out,
+                     Tensor& result) {
+  if (!default_options(options)) {
+    one_shot(s, [&](Parsed& p) { parse_subscripts(subs, p); }, operands, options, out, result);
+    return;
+  }
+  s.check(kOp);
+  thread_local ProgramCache cache;
+  EinsumProgram* prog = cache.find(subs, operands);
+  if (prog) {
+    for (const Tensor& t : operands) require_cpu_tensor(t, kOp, "operand");
+  } else {
+    thread_local Parsed parsed;
+    parse_subscripts(subs, parsed);
+    ProgramCache::Entry& e = cache.victim();
+    e.valid = false;
+    fill_operands(operands, e.prog);
+    build_program(parsed, options, false, e.prog);
+    e.subscripts.assign(subs);
+    e.used = ++cache.clock;
+    e.valid = true;
+    prog = &e.prog;
+  }
+  run_program(s, *prog, operands, out, result);
 }
 
 void check_prepared(const EinsumProgram& p, std::span<const Tensor> operands) {
@@ -60,13 +140,13 @@ using namespace detail::einsum;
 
 Tensor einsum(Session& s, std::string_view subscripts, std::span<const Tensor> operands, const EinsumOptions& options) {
   Tensor result;
-  one_shot(s, [&](Parsed& p) { parse_subscripts(subscripts, p); }, operands, options, nullptr, result);
+  one_shot_string(s, subscripts, operands, options, nullptr, result);
   return result;
 }
 
 void einsum_into(Session& s, std::string_view subscripts, std::span<const Tensor> operands, const Tensor& out, const EinsumOptions& options) {
   Tensor unused;
-  one_shot(s, [&](Parsed& p) { parse_subscripts(subscripts, p); }, operands, options, &out, unused);
+  one_shot_string(s, subscripts, operands, options, &out, unused);
 }
 
 Tensor einsum(Session& s, std::span<const Tensor> operands, EinsumLabels labels, std::optional<std::span<const std::int64_t>> output,

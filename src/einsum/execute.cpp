@@ -8,6 +8,7 @@
 // pool at its last use and the next step can reuse it. The guard clears every node on
 // exit, errors included, so no block outlives the call.
 #include "cpu/op_common.hpp"
+#include "tenferro/error.hpp"
 #include "einsum/program.hpp"
 #include "tenferro/dot.hpp"
 #include "tenferro/ops.hpp"
@@ -43,16 +44,48 @@ Tensor broadcast_to_step(const Tensor& t, const Step& st, const Dims& axis_of) {
   return t.as_strided_view(st.shape, strides, t.offset());
 }
 
+/// Clears the owned nodes on exit, errors included (Note [Einsum intermediates]).
 struct NodeGuard {
-  std::vector<Tensor>& nodes;
+  std::vector<Tensor>& owned;
   ~NodeGuard() {
-    for (Tensor& t : nodes) t = Tensor();
+    for (Tensor& t : owned) t = Tensor();
   }
 };
 
+/// Runs f; validation errors of the op it calls are re-raised as einsum's, same type.
+template <class F> void as_einsum_errors(F&& f) {
+  try {
+    f();
+  } catch (const ShapeError& e) {
+    throw ShapeError(kOp, e.what());
+  } catch (const DTypeError& e) {
+    throw DTypeError(kOp, e.what());
+  } catch (const ArgumentError& e) {
+    throw ArgumentError(kOp, e.what());
+  }
+}
+
 }  // namespace
 
+bool is_direct(const EinsumProgram& p) noexcept {
+  if (p.n != 2 || !p.steps[0].dot || !p.steps[0].out_identity) return false;
+  for (const LeafPrep& lp : p.leaves)
+    if (lp.needs_view || !lp.sum_axes.empty()) return false;
+  return true;
+}
+
 void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor* out, Tensor& result) {
+  const int n = p.n;
+  // Note [Einsum direct step]
+  // Two plain operands contracted straight into the result in its own axis order are
+  // one dot_general call, which validates `out` (shape, dtype, writable, overlap) itself;
+  // validating it here as well would double the fixed cost of the commonest einsum.
+  if (p.direct) {
+    const Step& st = p.steps[0];
+    if (out) as_einsum_errors([&] { dot_general_into(s, operands[0], operands[1], st.dims, *out); });
+    else result = dot_general(s, operands[0], operands[1], st.dims);
+    return;
+  }
   if (out) {
     require_output(*out, kOp, p.dtype, p.out_shape);
     for (const Tensor& t : operands) check_overlap(*out, t, kOp, false);
@@ -60,7 +93,6 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     result = new_output(p.out_shape, p.dtype, kOp);
   }
   const Tensor& o = out ? *out : result;
-  const int n = p.n;
   if (n == 1) {
     const LeafPrep& lp = p.leaves[0];
     const Tensor v = leaf_view(operands[0], lp);
@@ -69,20 +101,25 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     else sum_into(s, v, lp.sum_axes, target);
     return;
   }
-  thread_local std::vector<Tensor> nodes;
-  nodes.resize(static_cast<std::size_t>(2 * n - 1));
-  NodeGuard guard{nodes};
+  // node[i] points at the operand itself when it needs no preparation, else at owned[i].
+  thread_local std::vector<Tensor> owned;
+  thread_local std::vector<const Tensor*> node;
+  owned.resize(static_cast<std::size_t>(2 * n - 1));
+  node.resize(static_cast<std::size_t>(2 * n - 1));
+  NodeGuard guard{owned};
   for (int k = 0; k < n; ++k) {
     const LeafPrep& lp = p.leaves[static_cast<std::size_t>(k)];
-    Tensor& node = nodes[static_cast<std::size_t>(k)];
-    node = leaf_view(operands[static_cast<std::size_t>(k)], lp);
-    if (!lp.sum_axes.empty()) node = sum(s, node, lp.sum_axes);
+    const Tensor& t = operands[static_cast<std::size_t>(k)];
+    Tensor& own = owned[static_cast<std::size_t>(k)];
+    if (lp.needs_view) own = leaf_view(t, lp);
+    if (!lp.sum_axes.empty()) own = sum(s, lp.needs_view ? own : t, lp.sum_axes);
+    node[static_cast<std::size_t>(k)] = lp.needs_view || !lp.sum_axes.empty() ? &own : &t;
   }
   for (int k = 0; k < n - 1; ++k) {
     const Step& st = p.steps[static_cast<std::size_t>(k)];
-    Tensor& A = nodes[static_cast<std::size_t>(st.a)];
-    Tensor& B = nodes[static_cast<std::size_t>(st.b)];
-    Tensor& R = nodes[static_cast<std::size_t>(n + k)];
+    const Tensor& A = *node[static_cast<std::size_t>(st.a)];
+    const Tensor& B = *node[static_cast<std::size_t>(st.b)];
+    Tensor& R = owned[static_cast<std::size_t>(n + k)];
     if (st.last) {
       const Tensor target = st.out_identity ? o : o.permute_view(st.out_perm);
       if (st.dot) dot_general_into(s, A, B, st.dims, target);
@@ -92,8 +129,10 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     } else {
       R = mul(s, broadcast_to_step(A, st, st.a_axis), broadcast_to_step(B, st, st.b_axis));
     }
-    A = Tensor();  // last use: back to the pool (Note [Einsum intermediates])
-    B = Tensor();
+    node[static_cast<std::size_t>(n + k)] = &R;
+    // Last use: intermediates go back to the pool (Note [Einsum intermediates]).
+    owned[static_cast<std::size_t>(st.a)] = Tensor();
+    owned[static_cast<std::size_t>(st.b)] = Tensor();
   }
 }
 

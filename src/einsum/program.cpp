@@ -417,6 +417,7 @@ void build_program(const Parsed& parsed, const EinsumOptions& options, bool with
   p.path.tree.steps = sc.tree.steps;
   if (n >= 2) build_steps(p, sc);
   else p.steps.clear();
+  p.direct = is_direct(p);
 }
 
 }  // namespace tenferro::detail::einsum

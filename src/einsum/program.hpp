@@ -88,6 +88,7 @@ struct EinsumProgram {
   bool single_identity = true;
   EinsumPathInfo path;
   bool has_cost = false;
+  bool direct = false;  ///< one dot_general straight into the result (Note [Einsum direct step])
 };
 
 namespace detail::einsum {
@@ -96,6 +97,9 @@ namespace detail::einsum {
 /// `with_cost`: also fill path.cost. Throws the einsum validation errors; reuses `p`'s
 /// vectors, so a warm program is rebuilt without heap allocation.
 void build_program(const Parsed& parsed, const EinsumOptions& options, bool with_cost, EinsumProgram& p);
+
+/// Whether `p` is a single dot_general of the plain operands into the result.
+bool is_direct(const EinsumProgram& p) noexcept;
 
 /// Runs `p` on operands whose shapes/dtypes match it. With `out` null the result is
 /// allocated into `result`. Validates `out` (shape, dtype, writable, overlap) first.
