@@ -35,7 +35,8 @@ struct ContractionTree {
   /// Throws ArgumentError naming the step for out-of-range or repeated positions, or a
   /// path that leaves more than one operand.
   TENFERRO_API static ContractionTree from_linear_path(int num_operands, std::span<const std::pair<int, int>> path);
-  /// The same tree as an opt_einsum "linear" path.
+  /// The same tree as an opt_einsum "linear" path (step k names the positions of
+  /// steps[k]'s nodes, in that order). Throws ArgumentError for a malformed tree.
   TENFERRO_API std::vector<std::pair<int, int>> to_linear_path(int num_operands) const;
 };
 
@@ -85,6 +86,16 @@ struct PlanOptions {
   /// optimal: throws ArgumentError above this many operands (the DP is exponential).
   int optimal_max_operands = 20;
 };
+
+/// Checks a network: at least one operand, every label in 0..extents.size()-1, no label
+/// repeated within one operand or in the output, every output label in some operand,
+/// extents >= 0. Throws ArgumentError naming the operand, label and value.
+TENFERRO_API void validate_contraction_network(const ContractionNetwork& net);
+
+/// Checks that `tree` is a tree over `num_operands` operands: num_operands - 1 steps,
+/// each naming two distinct nodes that exist and were not contracted before. Throws
+/// ArgumentError naming the step and the node.
+TENFERRO_API void validate_contraction_tree(int num_operands, const ContractionTree& tree);
 
 /// The cost of contracting `net` along `tree`. Throws ArgumentError for a malformed tree
 /// (wrong step count, node used twice or before it exists).

@@ -4,6 +4,7 @@
 #include "tenferro/cpu_backend.hpp"
 #include "tenferro/dot.hpp"
 #include "tenferro/dtype.hpp"
+#include "tenferro/einsum_path.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/ops.hpp"

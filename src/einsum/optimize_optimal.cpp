@@ -1,0 +1,193 @@
+// Exact contraction order by dynamic programming over subsets of operands (the
+// "optimal" optimizer), after opt_einsum's `dp` optimizer (Fried, Hankel-Hantke & al.;
+// opt_einsum/path_dp.py) but over bitmask subsets in increasing integer order: every
+// proper subset of S is smaller than S, so one pass fills the table.
+//
+// best[S] = min over splits S = A ∪ B of best[A] + best[B] + size(labels(A) ∪ labels(B)),
+// ties broken by the largest intermediate. Splits are enumerated as the submasks A of S
+// holding S's lowest member (each unordered split once): 3^k pairs in all.
+// Pruning: a split whose two sides already cost at least the best found is skipped before
+// any label work, and every total above the cap (the greedy tree's cost) is discarded, so
+// subsets that only expensive trees reach stay at infinity and prune everything above them.
+#include <algorithm>
+#include <numeric>
+
+#include "einsum/path_internal.hpp"
+
+namespace tenferro::einsum_detail {
+
+double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, const double* ext, bool connected_only,
+                       double cap, std::vector<Step>& steps) {
+  const std::uint32_t N = std::uint32_t{1} << k, full = N - 1;
+  union_.resize(static_cast<std::size_t>(N) * W);
+  labels_.resize(static_cast<std::size_t>(N) * W);
+  flops_.assign(N, kInf);
+  largest_.assign(N, kInf);
+  size_.resize(N);
+  split_.assign(N, 0);
+  std::fill_n(union_.begin(), W, Word{0});
+  for (std::uint32_t s = 1; s < N; ++s) {
+    const int low = std::countr_zero(s);
+    const Word* prev = &union_[static_cast<std::size_t>(s & (s - 1)) * W];
+    for (int w = 0; w < W; ++w) union_[static_cast<std::size_t>(s) * W + w] = prev[w] | inputs[low * W + w];
+  }
+  for (std::uint32_t s = 1; s < N; ++s) {
+    Word* L = &labels_[static_cast<std::size_t>(s) * W];
+    if ((s & (s - 1)) == 0) {
+      const int leaf = std::countr_zero(s);
+      std::copy_n(inputs + leaf * W, W, L);
+      flops_[s] = 0;
+      largest_[s] = 0;
+    } else {
+      const Word* U = &union_[static_cast<std::size_t>(s) * W];
+      const Word* O = &union_[static_cast<std::size_t>(full ^ s) * W];
+      for (int w = 0; w < W; ++w) L[w] = U[w] & (output[w] | O[w]);
+    }
+    size_[s] = set_size(L, W, ext);
+  }
+  for (std::uint32_t s = 3; s < N; ++s) {
+    if ((s & (s - 1)) == 0) continue;
+    const std::uint32_t low = s & (~s + 1), rest = s ^ low;
+    double best = kInf, best_largest = kInf;
+    std::uint32_t best_split = 0;
+    for (std::uint32_t sub = rest;; sub = (sub - 1) & rest) {
+      const std::uint32_t a = low | sub, b = s ^ a;
+      if (b != 0) {
+        const double base = flops_[a] + flops_[b];
+        // Each step costs at least 1, so a side sum at or above the best cannot win or tie.
+        if (base < best) {
+          const Word* A = &labels_[static_cast<std::size_t>(a) * W];
+          const Word* B = &labels_[static_cast<std::size_t>(b) * W];
+          if (!connected_only || intersects(A, B, W)) {
+            const double total = base + union_size(A, B, W, ext);
+            if (total <= cap) {
+              const double largest = std::max({size_[s], largest_[a], largest_[b]});
+              if (total < best || (total == best && largest < best_largest)) {
+                best = total;
+                best_largest = largest;
+                best_split = a;
+              }
+            }
+          }
+        }
+      }
+      if (sub == 0) break;
+    }
+    flops_[s] = best;
+    largest_[s] = best_largest;
+    split_[s] = best_split;
+  }
+  steps.clear();
+  step_masks_.clear();
+  if (flops_[full] == kInf) return kInf;
+  last_largest_ = largest_[full];
+  emit(full, k, steps);
+  return flops_[full];
+}
+
+int SubsetDp::emit(std::uint32_t s, int k, std::vector<Step>& steps) {
+  if ((s & (s - 1)) == 0) return std::countr_zero(s);
+  const std::uint32_t a = split_[s];
+  const int ia = emit(a, k, steps);
+  const int ib = emit(s ^ a, k, steps);
+  steps.emplace_back(ia, ib);
+  step_masks_.push_back(s);
+  return k + static_cast<int>(steps.size()) - 1;
+}
+
+namespace {
+
+// Up to this many operands the DP tries every split, outer products included, and is
+// exact over all trees (3^10 = 59049 pairs). Above it, splits must share a label.
+constexpr int kAllSplitsMax = 10;
+
+int find_root(std::vector<int>& parent, int x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+}  // namespace
+
+void optimal_tree(const PreparedNetwork& net, std::vector<Step>& steps) {
+  const int n = net.n, W = net.words;
+  thread_local GreedyPlanner greedy;
+  thread_local SubsetDp dp;
+  std::vector<Step> greedy_steps;
+  greedy.run(net, {}, greedy_steps);
+  // Slack for rounding: the DP sums the same products in another order.
+  const double cap = tree_flops(net, greedy_steps) * (1 + 1e-9);
+  if (n <= kAllSplitsMax) {
+    if (dp.solve(n, net.inputs.data(), net.output.data(), W, net.extent.data(), false, cap, steps) == kInf)
+      steps = greedy_steps;
+    return;
+  }
+  // Connected components by shared labels.
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  std::vector<int> first_holder(static_cast<std::size_t>(net.num_labels), -1);
+  for (int i = 0; i < n; ++i) {
+    const Word* I = net.input(i);
+    for (int w = 0; w < W; ++w)
+      for (Word x = I[w]; x != 0; x &= x - 1) {
+        const int l = w * 64 + std::countr_zero(x);
+        if (first_holder[l] < 0) first_holder[l] = i;
+        else parent[find_root(parent, i)] = find_root(parent, first_holder[l]);
+      }
+  }
+  std::vector<std::vector<int>> components;
+  std::vector<int> component_of(n, -1);
+  for (int i = 0; i < n; ++i) {
+    const int r = find_root(parent, i);
+    if (component_of[r] < 0) {
+      component_of[r] = static_cast<int>(components.size());
+      components.emplace_back();
+    }
+    components[component_of[r]].push_back(i);
+  }
+  if (components.size() == 1) {
+    if (dp.solve(n, net.inputs.data(), net.output.data(), W, net.extent.data(), true, cap, steps) == kInf)
+      steps = greedy_steps;
+    return;
+  }
+  // Each component alone (its result keeps only output labels: no other component
+  // shares a label with it), then every way of joining the component results.
+  steps.clear();
+  std::vector<Word> local_inputs, roots_labels;
+  std::vector<Step> local;
+  std::vector<int> global_of;
+  std::vector<int> roots;
+  for (const auto& comp : components) {
+    const int k = static_cast<int>(comp.size());
+    local_inputs.assign(static_cast<std::size_t>(k) * W, 0);
+    std::vector<Word> result(W, 0);
+    for (int i = 0; i < k; ++i)
+      for (int w = 0; w < W; ++w) {
+        local_inputs[i * W + w] = net.input(comp[i])[w];
+        result[w] |= net.input(comp[i])[w];
+      }
+    for (int w = 0; w < W; ++w) result[w] &= net.output[w];
+    global_of.assign(comp.begin(), comp.end());
+    if (k > 1) {
+      if (dp.solve(k, local_inputs.data(), result.data(), W, net.extent.data(), k > kAllSplitsMax, cap, local) == kInf) {
+        steps = greedy_steps;  // rounding put every tree above the cap: keep greedy's
+        return;
+      }
+      for (const auto& [a, b] : local) {
+        steps.emplace_back(global_of[a], global_of[b]);
+        global_of.push_back(n + static_cast<int>(steps.size()) - 1);
+      }
+    }
+    roots.push_back(global_of.back());
+    roots_labels.insert(roots_labels.end(), result.begin(), result.end());
+  }
+  const int c = static_cast<int>(roots.size());
+  dp.solve(c, roots_labels.data(), net.output.data(), W, net.extent.data(), false, kInf, local);
+  // Map the joining steps: local leaves are component roots, local node c + j is the j-th join.
+  const int base = static_cast<int>(steps.size());
+  for (const auto& [a, b] : local) {
+    auto map = [&](int x) { return x < c ? roots[x] : n + base + (x - c); };
+    steps.emplace_back(map(a), map(b));
+  }
+}
+
+}  // namespace tenferro::einsum_detail
