@@ -32,6 +32,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Up to this many operands anneal returns the optimal optimizer's tree (the DP tries
+// every split there: see optimize_optimal.cpp).
+constexpr int kAnnealExactMax = 10;
+
 // Budget and progress reporting (PlanOptions::progress, else stderr), about once a
 // second after the first second.
 class Budget {
@@ -208,6 +212,11 @@ class Reconfigurer {
 }  // namespace
 
 void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps) {
+  // Small networks: the exact optimum is cheaper to find than to search for.
+  if (net.n <= kAnnealExactMax) {
+    optimal_tree(net, steps);
+    return;
+  }
   Budget budget(options);
   std::uint64_t rng = options.seed ^ 0x5EEDC0FFEE123457ull;
   GreedyPlanner greedy;

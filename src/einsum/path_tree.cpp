@@ -56,7 +56,7 @@ ContractionTree ContractionTree::from_linear_path(int num_operands, std::span<co
 
 std::vector<std::pair<int, int>> ContractionTree::to_linear_path(int num_operands) const {
   constexpr std::string_view op = "ContractionTree::to_linear_path";
-  validate_contraction_tree(num_operands, *this);
+  einsum_detail::validate_tree(op, num_operands, *this);
   std::vector<int> current(static_cast<std::size_t>(num_operands));
   for (int i = 0; i < num_operands; ++i) current[i] = i;
   std::vector<std::pair<int, int>> path;
