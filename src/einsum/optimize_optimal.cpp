@@ -6,9 +6,10 @@
 // best[S] = min over splits S = A ∪ B of best[A] + best[B] + size(labels(A) ∪ labels(B)),
 // ties broken by the largest intermediate. Splits are enumerated as the submasks A of S
 // holding S's lowest member (each unordered split once): 3^k pairs in all.
-// Pruning: a split whose two sides already cost at least the best found is skipped before
-// any label work, and every total above the cap (the greedy tree's cost) is discarded, so
-// subsets that only expensive trees reach stay at infinity and prune everything above them.
+// Pruning: a split is skipped before any label work when its two sides' cost plus a lower
+// bound of its own step (the largest of size(A), size(B), size(S): the product space
+// holds all three label sets) exceeds the best found or the cap (the greedy tree's cost).
+// Subsets that only trees above the cap reach stay at infinity and prune everything above.
 #include <algorithm>
 #include <numeric>
 
@@ -54,8 +55,9 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
       const std::uint32_t a = low | sub, b = s ^ a;
       if (b != 0) {
         const double base = flops_[a] + flops_[b];
-        // Each step costs at least 1, so a side sum at or above the best cannot win or tie.
-        if (base < best) {
+        // The step's product space holds the labels of A, of B and of S, so it is at
+        // least the largest of the three: a cheap bound before any label work.
+        if (base < kInf && base + std::max({size_[a], size_[b], size_[s]}) <= std::min(best, cap)) {
           const Word* A = &labels_[static_cast<std::size_t>(a) * W];
           const Word* B = &labels_[static_cast<std::size_t>(b) * W];
           if (!connected_only || intersects(A, B, W)) {
