@@ -4,6 +4,7 @@
 //
 //   plan/greedy/random10    greedy on a fixed 10-tensor random network
 //   plan/optimal/random10   exact DP on the same network
+//   plan/greedy/regular200  greedy on the network below (planning time of the baseline)
 //   plan/anneal/regular200  anneal (2 s budget) on a random 3-regular graph of 200
 //                           tensors, bond dimension 2, closed; counters: log10 flops of
 //                           greedy and anneal and greedy_over_anneal (target >= 10)
@@ -117,6 +118,15 @@ inline void plan_random10(benchmark::State& state, tenferro::EinsumOptimizer opt
 inline void plan_greedy_random10(benchmark::State& state) { plan_random10(state, tenferro::EinsumOptimizer::greedy); }
 inline void plan_optimal_random10(benchmark::State& state) { plan_random10(state, tenferro::EinsumOptimizer::optimal); }
 
+inline void plan_greedy_regular200(benchmark::State& state) {
+  tenferro::PlanOptions options;
+  options.optimizer = tenferro::EinsumOptimizer::greedy;
+  for (auto _ : state) {
+    auto tree = tenferro::plan_contraction(regular200(), options);
+    benchmark::DoNotOptimize(tree.steps.data());
+  }
+}
+
 inline void plan_anneal_regular200(benchmark::State& state) {
   const auto& net = regular200();
   tenferro::PlanOptions greedy_options;
@@ -143,6 +153,7 @@ inline void plan_anneal_regular200(benchmark::State& state) {
 
 BENCHMARK(tenferro_plan_bench::plan_greedy_random10)->Name("plan/greedy/random10");
 BENCHMARK(tenferro_plan_bench::plan_optimal_random10)->Name("plan/optimal/random10");
+BENCHMARK(tenferro_plan_bench::plan_greedy_regular200)->Name("plan/greedy/regular200")->Unit(benchmark::kMicrosecond);
 BENCHMARK(tenferro_plan_bench::plan_anneal_regular200)
     ->Name("plan/anneal/regular200")
     ->Iterations(1)

@@ -86,8 +86,11 @@ void validate_network(std::string_view op, const ContractionNetwork& net) {
     if (net.extents[l] < 0) fail(op, "label " + str(l) + " has extent " + str(net.extents[l]) + ", must be >= 0");
   // `seen[l]` holds the last operand (or -2 for the output) that named l, to catch
   // repeats without clearing; `used[l]` whether an operand holds l.
-  std::vector<int> seen(static_cast<std::size_t>(num_labels), -1);
-  std::vector<char> used(static_cast<std::size_t>(num_labels), 0);
+  // Per-thread buffers: plan_contraction runs on every einsum call of 3+ operands.
+  thread_local std::vector<int> seen;
+  thread_local std::vector<char> used;
+  seen.assign(static_cast<std::size_t>(num_labels), -1);
+  used.assign(static_cast<std::size_t>(num_labels), 0);
   auto check_label = [&](int l, const std::string& who, int marker) {
     if (l < 0 || l >= num_labels)
       fail(op, who + " has label " + str(l) + ", but labels are 0.." + str(num_labels - 1) + " (extents.size() is " +

@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "einsum/path_internal.hpp"
@@ -373,6 +374,68 @@ TEST(Plan, SingleAndTwoOperands) {
   EXPECT_EQ(c.flops, 0);
   EXPECT_EQ(c.largest_intermediate, 0);
   EXPECT_EQ(c.elements_written, 0);
+}
+
+// A plain O(n^3) greedy, written from the rule: among live pairs that share a label,
+// the smallest (size(result) − size(A) − size(B), A, B) with A < B node ids; then outer
+// products of the two smallest (size, id). Result labels follow the label rule directly.
+ContractionTree reference_greedy(const ContractionNetwork& net) {
+  const int n = static_cast<int>(net.inputs.size());
+  std::vector<std::vector<int>> labels(net.inputs.begin(), net.inputs.end());
+  std::vector<int> live(n);
+  for (int i = 0; i < n; ++i) live[i] = i;
+  auto holds = [&](int node, int l) { return std::count(labels[node].begin(), labels[node].end(), l) > 0; };
+  auto size = [&](const std::vector<int>& ls) {
+    double p = 1;
+    for (int l : ls) p *= static_cast<double>(std::max<std::int64_t>(net.extents[l], 1));
+    return p;
+  };
+  auto result = [&](int a, int b) {
+    std::vector<int> out;
+    for (int l = 0; l < static_cast<int>(net.extents.size()); ++l) {
+      if (!holds(a, l) && !holds(b, l)) continue;
+      bool keep = std::count(net.output.begin(), net.output.end(), l) > 0;
+      for (int x : live)
+        if (x != a && x != b && holds(x, l)) keep = true;
+      if (keep) out.push_back(l);
+    }
+    return out;
+  };
+  ContractionTree t;
+  while (live.size() > 1) {
+    std::tuple<double, int, int> best{INFINITY, -1, -1};
+    for (int a : live)
+      for (int b : live) {
+        if (a >= b) continue;
+        bool share = false;
+        for (int l : labels[a]) share = share || holds(b, l);
+        if (!share) continue;
+        best = std::min(best, std::make_tuple(size(result(a, b)) - size(labels[a]) - size(labels[b]), a, b));
+      }
+    auto [score, a, b] = best;
+    if (a < 0) {  // outer products: the two smallest
+      std::vector<std::pair<double, int>> by_size;
+      for (int x : live) by_size.emplace_back(size(labels[x]), x);
+      std::sort(by_size.begin(), by_size.end());
+      a = std::min(by_size[0].second, by_size[1].second);
+      b = std::max(by_size[0].second, by_size[1].second);
+    }
+    labels.push_back(result(a, b));
+    t.steps.emplace_back(a, b);
+    live.erase(std::find(live.begin(), live.end(), a));
+    live.erase(std::find(live.begin(), live.end(), b));
+    live.push_back(static_cast<int>(labels.size()) - 1);
+  }
+  return t;
+}
+
+TEST(Plan, GreedyMatchesAPlainReference) {
+  std::mt19937_64 rng(10);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = static_cast<int>(draw(rng, 3, 14));
+    const auto net = random_network(rng, n);
+    EXPECT_EQ(plan(net, EinsumOptimizer::greedy).steps, reference_greedy(net).steps) << "trial " << trial;
+  }
 }
 
 TEST(Plan, DisconnectedNetworks) {
