@@ -76,7 +76,9 @@ struct PlanProgress {
 struct PlanOptions {
   EinsumOptimizer optimizer = EinsumOptimizer::automatic;
   /// anneal: wall-clock budget in seconds and maximum number of trials (0: no limit on
-  /// trials); the optimizer stops at whichever comes first.
+  /// trials); the optimizer stops at whichever comes first. plan_contraction throws
+  /// ArgumentError for a negative or NaN budget, a negative trial count, or an infinite
+  /// budget without a trial limit.
   double time_budget_s = 1.0;
   std::int64_t max_trials = 0;
   std::uint64_t seed = 0;  ///< anneal / randomized choices
@@ -102,8 +104,10 @@ TENFERRO_API void validate_contraction_tree(int num_operands, const ContractionT
 TENFERRO_API ContractionCost contraction_cost(const ContractionNetwork& net, const ContractionTree& tree);
 
 /// Plans a contraction order. Throws ArgumentError for a malformed network (label out of
-/// range, label repeated in one operand, output label in no operand) or too many
-/// operands for the optimal optimizer.
+/// range, label repeated in one operand, output label in no operand, negative extent),
+/// too many operands for the optimal optimizer (above optimal_max_operands, and never
+/// more than 20), or bad anneal budgets. Reentrant; each thread reuses its own buffers.
+/// The last node of the returned tree holds exactly the output labels.
 TENFERRO_API ContractionTree plan_contraction(const ContractionNetwork& net, const PlanOptions& options = {});
 
 }  // namespace tenferro

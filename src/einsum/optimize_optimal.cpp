@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include "einsum/path_internal.hpp"
+#include "tenferro/error.hpp"
 
 namespace tenferro::einsum_detail {
 
@@ -110,7 +111,48 @@ int find_root(std::vector<int>& parent, int x) {
 
 }  // namespace
 
-void optimal_tree(const PreparedNetwork& net, std::vector<Step>& steps) {
+// Labels held by the same operands (and equally in or out of the output) appear together
+// in every label set, so for the DP they are one label whose extent is their product.
+// Merging them bounds the bitsets by the number of distinct holder sets: a network of 20
+// operands with thousands of labels would otherwise need 2^20 sets of many words each.
+void merge_parallel_labels(const PreparedNetwork& net, PreparedNetwork& out) {
+  const int n = net.n;
+  if (n > 31) throw InternalError("plan_contraction", "optimal planner called with more than 31 operands");
+  std::vector<std::pair<std::uint64_t, int>> keys;  // (holder mask | output bit << 32, label)
+  for (int l = 0; l < net.num_labels; ++l) {
+    std::uint64_t key = 0;
+    for (int i = 0; i < n; ++i)
+      if (net.input(i)[l / 64] >> (l % 64) & 1) key |= std::uint64_t{1} << i;
+    if (key == 0) continue;  // in no operand (and so not in the output)
+    if (net.output[l / 64] >> (l % 64) & 1) key |= std::uint64_t{1} << 32;
+    keys.emplace_back(key, l);
+  }
+  std::sort(keys.begin(), keys.end());
+  out.n = n;
+  out.extent.clear();
+  std::vector<std::uint64_t> masks;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (k == 0 || keys[k].first != keys[k - 1].first) {
+      masks.push_back(keys[k].first);
+      out.extent.push_back(1.0);
+    }
+    out.extent.back() *= net.extent[keys[k].second];
+  }
+  out.num_labels = static_cast<int>(masks.size());
+  out.words = std::max(1, (out.num_labels + 63) / 64);
+  out.inputs.assign(static_cast<std::size_t>(n) * out.words, 0);
+  out.output.assign(static_cast<std::size_t>(out.words), 0);
+  for (int l = 0; l < out.num_labels; ++l) {
+    const Word bit = Word{1} << (l % 64);
+    for (int i = 0; i < n; ++i)
+      if (masks[l] >> i & 1) out.inputs[static_cast<std::size_t>(i) * out.words + l / 64] |= bit;
+    if (masks[l] >> 32 & 1) out.output[l / 64] |= bit;
+  }
+}
+
+void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
+  thread_local PreparedNetwork net;
+  merge_parallel_labels(original, net);
   const int n = net.n, W = net.words;
   thread_local GreedyPlanner greedy;
   thread_local SubsetDp dp;

@@ -2,6 +2,7 @@
 // networks and trees, tree evaluation (Note [Intermediate labels] in path_internal.hpp),
 // contraction_cost, and plan_contraction's choice of optimizer.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "einsum/path_internal.hpp"
@@ -228,6 +229,8 @@ ContractionTree plan_contraction(const ContractionNetwork& net, const PlanOption
   if (opt == EinsumOptimizer::anneal) {
     if (!(options.time_budget_s >= 0)) fail(op, "time_budget_s is " + std::to_string(options.time_budget_s) + ", must be >= 0");
     if (options.max_trials < 0) fail(op, "max_trials is " + str(options.max_trials) + ", must be >= 0");
+    if (std::isinf(options.time_budget_s) && options.max_trials == 0)
+      fail(op, "time_budget_s is inf and max_trials is 0: the search would never stop");
   }
   ContractionTree tree;
   if (n == 1) return tree;
@@ -244,7 +247,12 @@ ContractionTree plan_contraction(const ContractionNetwork& net, const PlanOption
       break;
     }
     case EinsumOptimizer::optimal: einsum_detail::optimal_tree(prepared, tree.steps); break;
-    case EinsumOptimizer::anneal: einsum_detail::anneal_tree(prepared, options, tree.steps); break;
+    case EinsumOptimizer::anneal: {
+      // Its own copy: a progress callback may plan on this thread (reusing `prepared`).
+      const PreparedNetwork own = prepared;
+      einsum_detail::anneal_tree(own, options, tree.steps);
+      break;
+    }
     case EinsumOptimizer::automatic: throw InternalError(op, "automatic optimizer not resolved");
   }
   return tree;

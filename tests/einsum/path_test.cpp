@@ -590,4 +590,9 @@ TEST(Plan, BadOptionsAreArgumentErrors) {
   expect_argument_error([&] { plan_contraction(net, o); }, {"plan_contraction", "time_budget_s is -1"});
   o = anneal_options(0, -5);
   expect_argument_error([&] { plan_contraction(net, o); }, {"plan_contraction", "max_trials is -5"});
+  o = anneal_options(0, 0);
+  o.time_budget_s = INFINITY;
+  expect_argument_error([&] { plan_contraction(net, o); }, {"plan_contraction", "time_budget_s is inf", "max_trials is 0"});
+  o.time_budget_s = NAN;
+  expect_argument_error([&] { plan_contraction(net, o); }, {"plan_contraction", "time_budget_s is nan"});
 }
