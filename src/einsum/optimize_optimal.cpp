@@ -47,9 +47,29 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
     }
     size_[s] = set_size(L, W, ext);
   }
+  // Connected-only: a subset whose operands do not form a connected graph (edges: shared
+  // labels) has no tree of connected splits, so its submasks need no enumeration. On
+  // sparse networks (chains, trees, lattices) this skips most of the 3^k work.
+  std::uint32_t adj[32] = {};
+  if (connected_only) {
+    for (int i = 0; i < k; ++i)
+      for (int j = 0; j < k; ++j)
+        if (i != j && intersects(inputs + i * W, inputs + j * W, W)) adj[i] |= std::uint32_t{1} << j;
+  }
   for (std::uint32_t s = 3; s < N; ++s) {
     if ((s & (s - 1)) == 0) continue;
     const std::uint32_t low = s & (~s + 1), rest = s ^ low;
+    if (connected_only) {
+      std::uint32_t seen = low, frontier = low;
+      while (frontier != 0) {
+        const int i = std::countr_zero(frontier);
+        frontier &= frontier - 1;
+        const std::uint32_t next = adj[i] & s & ~seen;
+        seen |= next;
+        frontier |= next;
+      }
+      if (seen != s) continue;
+    }
     double best = kInf, best_largest = kInf;
     std::uint32_t best_split = 0;
     for (std::uint32_t sub = rest;; sub = (sub - 1) & rest) {

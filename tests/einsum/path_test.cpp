@@ -480,6 +480,31 @@ TEST(Plan, OptimalAboveTheAllSplitsLimitNeverWorseThanGreedy) {
   }
 }
 
+TEST(Plan, OptimalMatchesTheMatrixChainRecurrence) {
+  // Matrix chains of 4..18 matrices against the textbook O(n^3) recurrence
+  // m[i][j] = min_k m[i][k] + m[k+1][j] + p[i] p[k+1] p[j+1] (Cormen et al., 15.2):
+  // the DP uses every split up to 10 operands and connected splits above.
+  std::mt19937_64 rng(19);
+  for (int n = 4; n <= 18; ++n) {
+    ContractionNetwork net;
+    for (int i = 0; i <= n; ++i) net.extents.push_back(draw(rng, 1, 40));
+    for (int i = 0; i < n; ++i) net.inputs.push_back({i, i + 1});
+    net.output = {0, n};
+    const auto& p = net.extents;
+    std::vector<std::vector<double>> m(n, std::vector<double>(n, 0));
+    for (int len = 2; len <= n; ++len)
+      for (int i = 0; i + len - 1 < n; ++i) {
+        const int j = i + len - 1;
+        m[i][j] = INFINITY;
+        for (int k = i; k < j; ++k)
+          m[i][j] = std::min(m[i][j], m[i][k] + m[k + 1][j] + static_cast<double>(p[i] * p[k + 1] * p[j + 1]));
+      }
+    PlanOptions o;
+    o.optimizer = EinsumOptimizer::optimal;
+    EXPECT_EQ(flops(net, plan_contraction(net, o)), m[0][n - 1]) << n << " matrices";
+  }
+}
+
 TEST(Plan, OptimalEqualsBruteForceOnTinyNetworks) {
   std::mt19937_64 rng(13);
   for (int trial = 0; trial < 120; ++trial) {
