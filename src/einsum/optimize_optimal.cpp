@@ -59,6 +59,8 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
   for (std::uint32_t s = 3; s < N; ++s) {
     if ((s & (s - 1)) == 0) continue;
     const std::uint32_t low = s & (~s + 1), rest = s ^ low;
+    // The step that creates S costs at least size(S): above the cap, S is unreachable.
+    if (size_[s] > cap) continue;
     if (connected_only) {
       std::uint32_t seen = low, frontier = low;
       while (frontier != 0) {
