@@ -5,6 +5,7 @@
 #include "tenferro/dot.hpp"
 #include "tenferro/einsum.hpp"
 #include "tenferro/dtype.hpp"
+#include "tenferro/einsum_path.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/ops.hpp"
