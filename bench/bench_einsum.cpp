@@ -22,7 +22,11 @@ using namespace tenferro;
 namespace {
 
 CpuBackend& backend() {
-  static CpuBackend b(CpuBackendOptions{.num_threads = 1});
+  static CpuBackend b([] {
+    CpuBackendOptions o;
+    o.num_threads = 1;
+    return o;
+  }());
   return b;
 }
 

@@ -407,7 +407,13 @@ void build_program(const Parsed& parsed, const EinsumOptions& options, bool with
   if (with_cost || planned) fill_network(p, sc);
   if (parsed.has_tree) sc.tree.steps = parsed.tree;
   else if (options.tree) sc.tree.steps = options.tree->steps;
-  else if (!options.path.empty()) sc.tree = ContractionTree::from_linear_path(n, options.path);
+  else if (!options.path.empty()) {
+    try {
+      sc.tree = ContractionTree::from_linear_path(n, options.path);
+    } catch (const ArgumentError& e) {
+      throw ArgumentError(kOp, e.what());  // "einsum: ContractionTree::from_linear_path: ..."
+    }
+  }
   else if (n == 2) sc.tree.steps.assign(1, {0, 1});
   else if (planned) sc.tree = plan_contraction(sc.net, options.plan);
   else sc.tree.steps.clear();

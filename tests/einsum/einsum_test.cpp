@@ -155,13 +155,6 @@ TEST(Einsum, RandomExpressionsMatchTheReference) {
   EXPECT_EQ(checked, 600);
 }
 
-Tensor ref_tensor(const std::vector<std::complex<double>>& v, const Shape& shape) {
-  Tensor t = Tensor::empty(shape, DType::c128);
-  auto* p = static_cast<std::complex<double>*>(t.mutable_data());
-  std::copy(v.begin(), v.end(), p);
-  return t;
-}
-
 TEST(Einsum, NamedCasesMatchTheReference) {
   std::mt19937_64 rng(7);
   CpuBackend backend;
@@ -291,7 +284,8 @@ TEST(Einsum, EinsumPathReportsTheCostOfTheTree) {
   EinsumOptions o;
   o.path = {{0, 1}, {0, 1}};
   const EinsumPathInfo info = einsum_path("ij,jk,kl->il", shapes, o);
-  EXPECT_EQ(info.tree.steps, (std::vector<std::pair<int, int>>{{0, 1}, {3, 2}}));
+  // The second pair names positions in the current list [operand 2, node 3].
+  EXPECT_EQ(info.tree.steps, (std::vector<std::pair<int, int>>{{0, 1}, {2, 3}}));
   // (ij,jk): 2·3·4 = 24 products, result 2·4; then (ik,kl): 2·4·5 = 40, result 2·5.
   EXPECT_DOUBLE_EQ(info.cost.flops, 64);
   EXPECT_DOUBLE_EQ(info.cost.largest_intermediate, 10);
