@@ -267,23 +267,6 @@ void fill_network(const EinsumProgram& p, Scratch& sc) {
   net.extents.assign(sc.extent.begin(), sc.extent.end());
 }
 
-/// ArgumentError unless `t` is a binary tree over n leaves in single-assignment form.
-void check_tree(const ContractionTree& t, int n, Scratch& sc) {
-  if (static_cast<int>(t.steps.size()) != n - 1)
-    throw ArgumentError(kOp, "contraction tree has " + std::to_string(t.steps.size()) + " steps for " + std::to_string(n) +
-                                 " operands; needs " + std::to_string(n - 1));
-  sc.live.assign(static_cast<std::size_t>(2 * n - 1), 0);  // 1 once a node is consumed
-  for (int k = 0; k < n - 1; ++k) {
-    const auto [a, b] = t.steps[static_cast<std::size_t>(k)];
-    for (int x : {a, b}) {
-      if (x < 0 || x >= n + k || a == b || sc.live[static_cast<std::size_t>(x)])
-        throw ArgumentError(kOp, "contraction tree step " + std::to_string(k) + " (" + std::to_string(a) + ", " + std::to_string(b) +
-                                     ") must name two distinct unused nodes below " + std::to_string(n + k));
-      sc.live[static_cast<std::size_t>(x)] = 1;
-    }
-  }
-}
-
 /// The layout of every step along sc.tree.
 void build_steps(EinsumProgram& p, Scratch& sc) {
   const int n = p.n;
@@ -405,19 +388,17 @@ void build_program(const Parsed& parsed, const EinsumOptions& options, bool with
   // operands) the one possible step.
   const bool planned = n >= 3 && !parsed.has_tree && !options.tree && options.path.empty();
   if (with_cost || planned) fill_network(p, sc);
-  if (parsed.has_tree) sc.tree.steps = parsed.tree;
-  else if (options.tree) sc.tree.steps = options.tree->steps;
-  else if (!options.path.empty()) {
-    try {
-      sc.tree = ContractionTree::from_linear_path(n, options.path);
-    } catch (const ArgumentError& e) {
-      throw ArgumentError(kOp, e.what());  // "einsum: ContractionTree::from_linear_path: ..."
-    }
+  try {  // errors of the path/tree functions become einsum's ("einsum: <function>: ...")
+    if (parsed.has_tree) sc.tree.steps = parsed.tree;
+    else if (options.tree) sc.tree.steps = options.tree->steps;
+    else if (!options.path.empty()) sc.tree = ContractionTree::from_linear_path(n, options.path);
+    else if (n == 2) sc.tree.steps.assign(1, {0, 1});
+    else if (planned) sc.tree = plan_contraction(sc.net, options.plan);
+    else sc.tree.steps.clear();
+    validate_contraction_tree(n, sc.tree);
+  } catch (const ArgumentError& e) {
+    throw ArgumentError(kOp, e.what());
   }
-  else if (n == 2) sc.tree.steps.assign(1, {0, 1});
-  else if (planned) sc.tree = plan_contraction(sc.net, options.plan);
-  else sc.tree.steps.clear();
-  check_tree(sc.tree, n, sc);
   p.has_cost = with_cost;
   if (with_cost) p.path.cost = contraction_cost(sc.net, sc.tree);
   p.path.tree.steps = sc.tree.steps;
