@@ -9,6 +9,7 @@
 namespace tenferro::ew_compare_test {
 namespace {
 
+using testing::convert_elem;
 using testing::expect_error;
 using testing::for_each_index;
 using testing::identical;
@@ -16,8 +17,9 @@ using testing::kAllDTypes;
 using testing::kAllLayouts;
 using testing::Layout;
 using testing::layout_name;
-using testing::operand_index;
+using testing::operand_value;
 using testing::random_layout;
+using testing::read_as;
 using testing::show;
 using testing::with_layout;
 
@@ -34,36 +36,6 @@ Shape broadcast(std::initializer_list<const Shape*> shapes) {
     for (int i = 0; i < s->size(); ++i)
       if ((*s)[i] != 1) o[i] = (*s)[i];
   return o;
-}
-
-template <class T, class U> T convert_elem(U u) {
-  if constexpr (std::is_same_v<T, U>) {
-    return u;
-  } else if constexpr (is_complex_v<T>) {
-    using R = typename T::value_type;
-    if constexpr (is_complex_v<U>) return T(static_cast<R>(u.real()), static_cast<R>(u.imag()));
-    else return T(static_cast<R>(u), R(0));
-  } else if constexpr (is_complex_v<U>) {
-    return convert_elem<T>(u.real());
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return u != U(0);
-  } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<U>) {
-    return std::isnan(u) ? T(0) : static_cast<T>(u);
-  } else {
-    return static_cast<T>(u);
-  }
-}
-
-template <class T> T read_as(const Tensor& t, const Dims& idx) {
-  return visit_dtype("read_as", t.dtype(), [&](auto tag) -> T {
-    using U = typename decltype(tag)::type;
-    return convert_elem<T>(t.item<U>(idx.span()));
-  });
-}
-
-template <class T> T operand_value(const Operand& o, const Dims& idx) {
-  if (o.is_tensor()) return read_as<T>(o.tensor(), operand_index(o.tensor(), idx));
-  return o.scalar().to<T>();
 }
 
 /// Checks every element of `r` (dtype T) against ref(idx) exactly (these ops do no

@@ -11,6 +11,7 @@
 namespace tenferro::ew_test {
 namespace {
 
+using testing::convert_elem;
 using testing::expect_error;
 using testing::expect_session_error;
 using testing::for_each_index;
@@ -19,7 +20,7 @@ using testing::kAllLayouts;
 using testing::Layout;
 using testing::layout_name;
 using testing::near;
-using testing::operand_index;
+using testing::operand_value;
 using testing::random_layout;
 using testing::random_tensor;
 using testing::show;
@@ -41,42 +42,12 @@ Shape broadcast(const Shape& a, const Shape& b) {
   return o;
 }
 
-template <class T, class U> T convert_elem(U u) {
-  if constexpr (std::is_same_v<T, U>) {
-    return u;
-  } else if constexpr (is_complex_v<T>) {
-    using R = typename T::value_type;
-    if constexpr (is_complex_v<U>) return T(static_cast<R>(u.real()), static_cast<R>(u.imag()));
-    else return T(static_cast<R>(u), R(0));
-  } else if constexpr (is_complex_v<U>) {
-    return static_cast<T>(u.real());
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return u != U(0);
-  } else {
-    return static_cast<T>(u);
-  }
-}
-
-/// Element `idx` of `t` converted to T (the promotion the op performs).
-template <class T> T read_as(const Tensor& t, const Dims& idx) {
-  return visit_dtype("read_as", t.dtype(), [&](auto tag) -> T {
-    using U = typename decltype(tag)::type;
-    return convert_elem<T>(t.item<U>(idx.span()));
-  });
-}
-
 /// Writes `v` (converted) into element `idx` of `t`.
 void set_elem(const Tensor& t, const Dims& idx, double v) {
   visit_dtype("set_elem", t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     t.set<T>(idx.span(), convert_elem<T>(v));
   });
-}
-
-/// Value of operand `o` at result index `idx`, in the compute type T.
-template <class T> T operand_value(const Operand& o, const Dims& idx) {
-  if (o.is_tensor()) return read_as<T>(o.tensor(), operand_index(o.tensor(), idx));
-  return o.scalar().to<T>();
 }
 
 /// What the reference produces for compute type T: exact T for integers and bool,

@@ -155,6 +155,42 @@ inline Dims operand_index(const Tensor& t, const Dims& idx) {
   return r;
 }
 
+/// `u` converted to T as the ops convert: complex to real takes the real part, to bool
+/// tests != 0, NaN to an integer gives 0 (the other out-of-range float to integer
+/// conversions are undefined; callers avoid them).
+template <class T, class U> T convert_elem(U u) {
+  if constexpr (std::is_same_v<T, U>) {
+    return u;
+  } else if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    if constexpr (is_complex_v<U>) return T(static_cast<R>(u.real()), static_cast<R>(u.imag()));
+    else return T(static_cast<R>(u), R(0));
+  } else if constexpr (is_complex_v<U>) {
+    return convert_elem<T>(u.real());
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return u != U(0);
+  } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<U>) {
+    return std::isnan(u) ? T(0) : static_cast<T>(u);
+  } else {
+    return static_cast<T>(u);
+  }
+}
+
+/// Element `idx` of `t` converted to T (the promotion the op performs).
+template <class T> T read_as(const Tensor& t, const Dims& idx) {
+  return visit_dtype("read_as", t.dtype(), [&](auto tag) -> T {
+    using U = typename decltype(tag)::type;
+    return convert_elem<T>(t.item<U>(idx.span()));
+  });
+}
+
+/// Value of operand `o` (a tensor broadcast to the result, or a scalar) at result index
+/// `idx`, in the compute type T.
+template <class T> T operand_value(const Operand& o, const Dims& idx) {
+  if (o.is_tensor()) return read_as<T>(o.tensor(), operand_index(o.tensor(), idx));
+  return o.scalar().to<T>();
+}
+
 /// Element as complex<double> (for comparisons across dtypes).
 inline std::complex<double> value_at(const Tensor& t, const Dims& idx) {
   return visit_dtype("value_at", t.dtype(), [&](auto tag) -> std::complex<double> {
