@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <random>
 #include <sstream>
 #include <string>
@@ -61,6 +62,15 @@ inline Tensor random_tensor(std::mt19937_64& rng, const Shape& shape, DType dtyp
     T* p = static_cast<T*>(t.mutable_data());
     for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = random_value<T>(rng, lo, hi);
   });
+  return t;
+}
+
+/// A compact f64 tensor whose storage element i holds i (views of it show which storage
+/// element each logical element reads).
+inline Tensor iota_f64(std::initializer_list<std::int64_t> shape) {
+  Tensor t = Tensor::empty(shape, DType::f64);
+  auto* p = static_cast<double*>(t.mutable_data());
+  for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<double>(i);
   return t;
 }
 
