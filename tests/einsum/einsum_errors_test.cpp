@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/alloc_counter.hpp"
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 #include "tenferro/einsum.hpp"
 #include "tenferro/tenferro.hpp"
@@ -11,19 +12,10 @@
 namespace tenferro::einsum_errors_test {
 namespace {
 
-/// Runs f, expects exception type E whose message starts with "einsum" and contains
-/// every fragment.
+/// Expects exactly E with a message "einsum: ..." containing every fragment.
 template <class E, class F> void expect_error(F&& f, std::initializer_list<const char*> fragments) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception";
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(msg.rfind("einsum", 0), 0u) << msg;
-    for (const char* frag : fragments) EXPECT_NE(msg.find(frag), std::string::npos) << "'" << frag << "' not in: " << msg;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
+  const std::string msg = testing::expect_error<E>(std::forward<F>(f), "einsum");
+  for (const char* frag : fragments) EXPECT_NE(msg.find(frag), std::string::npos) << "'" << frag << "' not in: " << msg;
 }
 
 struct Fixture : ::testing::Test {
