@@ -5,11 +5,13 @@
 //
 // best[S] = min over splits S = A ∪ B of best[A] + best[B] + size(labels(A) ∪ labels(B)),
 // ties broken by the largest intermediate. Splits are enumerated as the submasks A of S
-// holding S's lowest member (each unordered split once): 3^k pairs in all.
-// Pruning: a split is skipped before any label work when its two sides' cost plus a lower
+// holding S's lowest member (each unordered split once): about 3^k / 2 pairs in all.
+// Pruning, cheapest first: a subset larger than the cap (the greedy tree's cost) is never
+// built; with connected splits only, a subset whose operands are not connected is never
+// built; a split is skipped before any label work when its two sides' cost plus a lower
 // bound of its own step (the largest of size(A), size(B), size(S): the product space
-// holds all three label sets) exceeds the best found or the cap (the greedy tree's cost).
-// Subsets that only trees above the cap reach stay at infinity and prune everything above.
+// holds all three label sets) exceeds the best found or the cap. Subsets that only trees
+// above the cap reach stay at infinity and prune every split that uses them.
 #include <algorithm>
 #include <numeric>
 
@@ -125,6 +127,8 @@ namespace {
 // Up to this many operands the DP tries every split, outer products included, and is
 // exact over all trees (3^10 = 59049 pairs). Above it, splits must share a label.
 constexpr int kAllSplitsMax = 10;
+// Most connected components joined by the DP (3^12 / 2 splits); more join greedily.
+constexpr int kJoinDpMax = 12;
 
 int find_root(std::vector<int>& parent, int x) {
   while (parent[x] != x) x = parent[x] = parent[parent[x]];
@@ -215,13 +219,14 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
       steps = greedy_steps;
     return;
   }
-  // Each component alone (its result keeps only output labels: no other component
-  // shares a label with it), then every way of joining the component results.
+  // Each component alone (no other component shares a label with it, so its result
+  // keeps only output labels), then every way of joining the component results.
   steps.clear();
   std::vector<Word> local_inputs, roots_labels;
   std::vector<Step> local;
   std::vector<int> global_of;
   std::vector<int> roots;
+  double components_cost = 0;
   for (const auto& comp : components) {
     const int k = static_cast<int>(comp.size());
     local_inputs.assign(static_cast<std::size_t>(k) * W, 0);
@@ -231,13 +236,18 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
         local_inputs[i * W + w] = net.input(comp[i])[w];
         result[w] |= net.input(comp[i])[w];
       }
-    for (int w = 0; w < W; ++w) result[w] &= net.output[w];
+    // A component of one operand is a leaf: it keeps its labels as given (one only it
+    // holds is summed at its first step); a larger one keeps its output labels only.
+    if (k > 1)
+      for (int w = 0; w < W; ++w) result[w] &= net.output[w];
     global_of.assign(comp.begin(), comp.end());
     if (k > 1) {
-      if (dp.solve(k, local_inputs.data(), result.data(), W, net.extent.data(), k > kAllSplitsMax, cap, local) == kInf) {
+      const double cost = dp.solve(k, local_inputs.data(), result.data(), W, net.extent.data(), k > kAllSplitsMax, cap, local);
+      if (cost == kInf) {
         steps = greedy_steps;  // rounding put every tree above the cap: keep greedy's
         return;
       }
+      components_cost += cost;
       for (const auto& [a, b] : local) {
         steps.emplace_back(global_of[a], global_of[b]);
         global_of.push_back(n + static_cast<int>(steps.size()) - 1);
@@ -246,8 +256,23 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
     roots.push_back(global_of.back());
     roots_labels.insert(roots_labels.end(), result.begin(), result.end());
   }
+  // Joining: the DP over every split for up to kJoinDpMax components, capped by what the
+  // greedy tree leaves for its join (our components cost no more than greedy's, so its
+  // join tree fits under the cap); above that, or if rounding left nothing under the cap,
+  // greedy's own rule (outer products, the two smallest first).
   const int c = static_cast<int>(roots.size());
-  dp.solve(c, roots_labels.data(), net.output.data(), W, net.extent.data(), false, kInf, local);
+  const double join_cap = (cap - components_cost) * (1 + 1e-9) + 1;
+  if (c > kJoinDpMax ||
+      dp.solve(c, roots_labels.data(), net.output.data(), W, net.extent.data(), false, join_cap, local) == kInf) {
+    PreparedNetwork joins;
+    joins.n = c;
+    joins.num_labels = net.num_labels;
+    joins.words = W;
+    joins.inputs = roots_labels;
+    joins.output = net.output;
+    joins.extent = net.extent;
+    greedy.run(joins, {}, local);
+  }
   // Map the joining steps: local leaves are component roots, local node c + j is the j-th join.
   const int base = static_cast<int>(steps.size());
   for (const auto& [a, b] : local) {
