@@ -107,6 +107,7 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
   steps.clear();
   step_masks_.clear();
   if (flops_[full] == kInf) return kInf;
+  steps.reserve(static_cast<std::size_t>(k - 1));
   last_largest_ = largest_[full];
   emit(full, k, steps);
   return flops_[full];
@@ -127,6 +128,8 @@ namespace {
 // Up to this many operands the DP tries every split, outer products included, and is
 // exact over all trees (3^10 = 59049 pairs). Above it, splits must share a label.
 constexpr int kAllSplitsMax = 10;
+// Up to this many operands the DP runs without the greedy cap (3^6 / 2 = 364 splits).
+constexpr int kNoCapMax = 6;
 // Most connected components joined by the DP (3^12 / 2 splits); more join greedily.
 constexpr int kJoinDpMax = 12;
 
@@ -176,13 +179,50 @@ void merge_parallel_labels(const PreparedNetwork& net, PreparedNetwork& out) {
   }
 }
 
+// Three operands have three trees, (a·b)·c for each choice of c: compare them directly
+// (flops, then largest intermediate, then the order below). The commonest einsum of 3+
+// operands pays a few hundred instructions for planning instead of the DP's setup.
+void three_operand_tree(const PreparedNetwork& net, std::vector<Step>& steps) {
+  const int W = net.words;
+  const double* ext = net.extent.data();
+  const double out_size = set_size(net.output.data(), W, ext);
+  constexpr int kPairs[3][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}};
+  Word ab[64];  // labels of a·b, for networks of at most 64 * 64 labels
+  int best = -1;
+  double best_flops = kInf, best_largest = kInf;
+  for (int p = 0; p < 3; ++p) {
+    const Word *A = net.input(kPairs[p][0]), *B = net.input(kPairs[p][1]), *C = net.input(kPairs[p][2]);
+    for (int w = 0; w < W; ++w) ab[w] = (A[w] | B[w]) & (net.output[w] | C[w]);
+    const double first = union_size(A, B, W, ext), mid = set_size(ab, W, ext);
+    const double flops = first + union_size(ab, C, W, ext), largest = std::max(mid, out_size);
+    if (flops < best_flops || (flops == best_flops && largest < best_largest)) {
+      best = p;
+      best_flops = flops;
+      best_largest = largest;
+    }
+  }
+  steps.assign({{kPairs[best][0], kPairs[best][1]}, {3, kPairs[best][2]}});
+}
+
 void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
-  thread_local PreparedNetwork net;
-  merge_parallel_labels(original, net);
+  if (original.n == 3 && original.words <= 64) {
+    three_operand_tree(original, steps);
+    return;
+  }
+  thread_local SubsetDp dp;
+  // Small networks (the einsum calls of 3..6 operands): the whole DP is a few hundred
+  // splits, cheaper than the greedy run that would cap it.
+  if (original.n <= kNoCapMax) {
+    dp.solve(original.n, original.inputs.data(), original.output.data(), original.words, original.extent.data(), false,
+             kInf, steps);
+    return;
+  }
+  thread_local PreparedNetwork merged;
+  if (original.words > 1) merge_parallel_labels(original, merged);
+  const PreparedNetwork& net = original.words > 1 ? merged : original;
   const int n = net.n, W = net.words;
   thread_local GreedyPlanner greedy;
-  thread_local SubsetDp dp;
-  std::vector<Step> greedy_steps;
+  thread_local std::vector<Step> greedy_steps;
   greedy.run(net, {}, greedy_steps);
   // Slack for rounding: the DP sums the same products in another order.
   const double cap = tree_flops(net, greedy_steps) * (1 + 1e-9);
