@@ -128,8 +128,9 @@ namespace {
 // Up to this many operands the DP tries every split, outer products included, and is
 // exact over all trees (3^10 = 59049 pairs). Above it, splits must share a label.
 constexpr int kAllSplitsMax = 10;
-// Up to this many operands the DP runs without the greedy cap (3^6 / 2 = 364 splits).
-constexpr int kNoCapMax = 6;
+// Up to this many operands the DP runs without the greedy cap (3^5 / 2 = 121 splits):
+// measured, the cap pays for its greedy run from 6 operands on.
+constexpr int kNoCapMax = 5;
 // Most connected components joined by the DP (3^12 / 2 splits); more join greedily.
 constexpr int kJoinDpMax = 12;
 
@@ -210,7 +211,7 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
     return;
   }
   thread_local SubsetDp dp;
-  // Small networks (the einsum calls of 3..6 operands): the whole DP is a few hundred
+  // Small networks (the einsum calls of 4..5 operands): the whole DP is about a hundred
   // splits, cheaper than the greedy run that would cap it.
   if (original.n <= kNoCapMax) {
     dp.solve(original.n, original.inputs.data(), original.output.data(), original.words, original.extent.data(), false,
