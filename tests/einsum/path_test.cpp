@@ -545,6 +545,48 @@ TEST(Plan, OptimalOnManyComponents) {
   EXPECT_EQ(contraction_cost(scalars, t).flops, 19);
 }
 
+// Networks with more than 64 labels (multi-word bitsets; the DP merges labels that have
+// the same holders): a random network plus many parallel bonds and open legs.
+ContractionNetwork with_many_labels(std::mt19937_64& rng, int n, int extra) {
+  auto net = random_network(rng, n);
+  for (int e = 0; e < extra; ++e) {
+    const int l = static_cast<int>(net.extents.size());
+    net.extents.push_back(draw(rng, 1, 2));
+    const int a = static_cast<int>(draw(rng, 0, n - 1));
+    net.inputs[a].push_back(l);
+    if (draw(rng, 0, 2) != 0) {
+      int b = static_cast<int>(draw(rng, 0, n - 2));
+      if (b >= a) ++b;
+      net.inputs[b].push_back(l);
+    } else if (draw(rng, 0, 1) == 0) {
+      net.output.push_back(l);
+    }
+  }
+  return net;
+}
+
+TEST(Plan, ManyLabels) {
+  std::mt19937_64 rng(21);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int n = static_cast<int>(draw(rng, 3, 6));
+    const auto net = with_many_labels(rng, n, 70 + 10 * trial);
+    const auto best = brute_force(net);
+    const auto c = contraction_cost(net, plan(net, EinsumOptimizer::optimal));
+    EXPECT_DOUBLE_EQ(c.flops, best.first) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(c.largest_intermediate, best.second) << "trial " << trial;
+  }
+  for (int trial = 0; trial < 6; ++trial) {
+    const int n = static_cast<int>(draw(rng, 7, 14));
+    const auto net = with_many_labels(rng, n, 150);
+    const auto o = plan(net, EinsumOptimizer::optimal);
+    EXPECT_LE(flops(net, o), flops(net, plan(net, EinsumOptimizer::greedy)) * (1 + 1e-12)) << "trial " << trial;
+    auto out = net.output;
+    std::sort(out.begin(), out.end());
+    EXPECT_EQ(root_labels(net, o), out);
+    EXPECT_EQ(root_labels(net, plan_contraction(net, anneal_options(trial, 200))), out);
+  }
+}
+
 TEST(Plan, OptimalEqualsBruteForceOnTinyNetworks) {
   std::mt19937_64 rng(13);
   for (int trial = 0; trial < 120; ++trial) {
