@@ -6,6 +6,7 @@
 #include "tenferro/dtype.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/error.hpp"
+#include "tenferro/fft.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/random.hpp"
 #include "tenferro/scalar.hpp"
