@@ -180,30 +180,32 @@ int ceil_log2(std::int64_t v) noexcept {
 // Runs a resolved request into `out` (validated, or freshly allocated).
 void run(Session& s, std::string_view op, const Tensor& x, const FftRequest& r, const Tensor& out) {
   if (out.numel() == 0) return;
-  // 1. Crop.
+  // 1. Crop (a view only when some axis is longer than the transform reads).
   std::int64_t crop[kMaxRank];
-  bool pad = false;
+  bool pad = false, cut = false;
   for (int a = 0; a < r.rank; ++a) {
     crop[a] = std::min(x.extent(a), r.in_need[a]);
     pad = pad || r.in_need[a] > x.extent(a);
+    cut = cut || r.in_need[a] < x.extent(a);
   }
-  const Tensor xin = leading_view(x, crop);
-  // 2. Source.
-  Tensor src;
+  Tensor cropped;
+  if (cut) cropped = leading_view(x, crop);
+  const Tensor& xin = cut ? cropped : x;
+  // 2. Source (no handle copies on the direct path: this runs for every tiny call).
+  Tensor packed;
+  const Tensor* srcp = &xin;
   if (r.kind == FftKind::c2c_forward || r.kind == FftKind::c2c_backward) {
     if (pad || xin.dtype() != out.dtype()) {
       pack(s, xin, out, pad);
-      src = out;
-    } else {
-      src = xin;
+      srcp = &out;
     }
-  } else if (r.kind == FftKind::r2c && !pad) {
-    src = xin;
-  } else {
+  } else if (r.kind == FftKind::c2r || pad) {
     const DType d = r.kind == FftKind::r2c ? x.dtype() : complex_dtype(r.out_dtype);
-    src = new_output(std::span<const std::int64_t>(r.in_need, static_cast<std::size_t>(r.rank)), d, op);
-    pack(s, xin, src, pad);
+    packed = new_output(std::span<const std::int64_t>(r.in_need, static_cast<std::size_t>(r.rank)), d, op);
+    pack(s, xin, packed, pad);
+    srcp = &packed;
   }
+  const Tensor& src = *srcp;
   // 3. Problem: transformed axes in the caller's order, the others as the loop.
   FftProblem p;
   p.kind = r.kind;

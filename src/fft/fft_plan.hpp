@@ -41,7 +41,9 @@ struct FftProblem {
   bool measure = false; ///< FFTW_MEASURE instead of FFTW_ESTIMATE
   int threads = 1;      ///< fftw_plan_with_nthreads at planning time
   int rank = 0, howmany_rank = 0;
-  std::array<FftIodim, kMaxRank> dims{}, howmany{};
+  // Left uninitialized: only the first rank / howmany_rank entries are meaningful
+  // (zeroing 3 KiB per call would cost more than a small transform).
+  std::array<FftIodim, kMaxRank> dims, howmany;
 };
 
 /// A cached FFTW plan (an fftw_plan or fftwf_plan, by `single`).
