@@ -1,6 +1,8 @@
 // fft, ifft, rfft, irfft against an O(n²) DFT: every length 1..64 and some primes,
 // every norm, f32/f64/c64/c128, crop and zero-pad, every layout, batch axes, _into
 // forms with strided outputs, round trips, and the plan cache.
+#include <thread>
+
 #include "fft/fft_reference.hpp"
 
 using namespace tenferro;
@@ -281,6 +283,33 @@ TEST(Fft, ScopedSessionsAndRankZeroBatch) {
     EXPECT_EQ(rfft(s, e).shape(), Shape({5, 0}));
     EXPECT_EQ(irfft(s, e).shape(), Shape({14, 0}));
   });
+}
+
+TEST(Fft, ConcurrentPlanningOnDisjointBackends) {
+  // Two backends on disjoint CPU sets run at the same time; both plan new sizes (the
+  // planner lock serializes FFTW's planner) and execute concurrently.
+  const std::vector<int> all = CpuBackend().cpus();
+  if (all.size() < 2) GTEST_SKIP() << "needs two CPUs";
+  auto work = [](int cpu, std::uint64_t seed, bool* ok) {
+    CpuBackendOptions o;
+    o.cpus = {cpu};
+    CpuBackend b(o);
+    std::mt19937_64 rng(seed);
+    HeldSession s = b.open_session();
+    bool good = true;
+    for (std::int64_t n = 1; n <= 80; ++n) {
+      const Tensor x = random_tensor(rng, {n, 2}, n % 2 ? DType::c128 : DType::c64);
+      const Tensor y = ifft(s, fft(s, x));
+      for_each_index(x.shape(), [&](const Dims& i) { good = good && close(value_at(y, i), value_at(x, i), fft_tol(x.dtype(), n)); });
+    }
+    *ok = good;
+  };
+  bool ok0 = false, ok1 = false;
+  std::thread t0(work, all[0], 31, &ok0), t1(work, all[1], 32, &ok1);
+  t0.join();
+  t1.join();
+  EXPECT_TRUE(ok0);
+  EXPECT_TRUE(ok1);
 }
 
 }  // namespace
