@@ -20,12 +20,17 @@ std::mutex& planner_mutex() {
   return m;
 }
 
-// fftw_init_threads once per precision, on first use (under the planner lock).
+// fftw_init_threads once per precision, on first use (under the planner lock). Also
+// fftw_make_planner_thread_safe (FFTW >= 3.3.5): it installs FFTW's own planner lock,
+// which protects us from other code in the process that plans with the same FFTW
+// without knowing our mutex (and vice versa).
 void init_threads_locked() {
   static bool done = false;
   if (!done) {
     fftw_init_threads();
     fftwf_init_threads();
+    fftw_make_planner_thread_safe();
+    fftwf_make_planner_thread_safe();
     done = true;
   }
 }

@@ -10,6 +10,8 @@
 // safety"). Every planner call therefore runs under one process-wide mutex
 // (planner_mutex in fft_plan.cpp), including the plan destruction done when a cache
 // evicts an entry or a backend's resources are destroyed. Executions take no lock.
+// FFTW's own fftw_make_planner_thread_safe is also switched on, for other code in the
+// process that plans with FFTW without our mutex.
 // Plans are executed with the new-array functions (fftw_execute_dft(plan, in, out)),
 // which require arrays with the same alignment (fftw_alignment_of), the same in-place
 // or out-of-place relation and the same strides as at planning time: all three are in

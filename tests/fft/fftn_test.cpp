@@ -152,4 +152,30 @@ TEST(Fftn, IntoStridedOutputs) {
   expect_close_to(iout, scaled(ref_c2r(rout, axes, len), 1.0 / 18), fft_tol(DType::f32, 18), "irfftn_into");
 }
 
+TEST(Fftn, RankAboveTheInlineLayout) {
+  // Rank 9 (extents and strides on the heap, Note [Compact layout]), a reversed view,
+  // a transform over axes {8, 0, 4} and a batch over the rest.
+  std::mt19937_64 rng(25);
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  std::vector<int> axes;
+  std::vector<std::int64_t> len;
+  const Tensor x = random_layout(rng, {3, 1, 2, 1, 4, 1, 2, 1, 5}, DType::c128, Layout::negative_stride);
+  const NdCase c{{8, 0, 4}, {}};
+  resolve(x, c, false, axes, len);
+  expect_close_to(fftn(s, x, {.axes = c.axes}), ref_c2c(x, axes, len, -1), fft_tol(DType::f64, 60), "fftn rank 9");
+  resolve(x, c, true, axes, len);
+  expect_close_to(irfftn(s, x, {.axes = c.axes}), scaled(ref_c2r(x, axes, len), 1 / product(len)), fft_tol(DType::f64, 96), "irfftn rank 9");
+}
+
+TEST(Fftn, ZeroAxesOfARankZeroTensorIsACopy) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  const Tensor x = Tensor::scalar(2.5);
+  const Tensor y = fftn(s, x);
+  EXPECT_EQ(y.rank(), 0);
+  EXPECT_EQ(y.item<c128>(), c128(2.5));
+  EXPECT_EQ(ifftn(s, Tensor::scalar(c128(1, 2))).item<c128>(), c128(1, 2));
+}
+
 }  // namespace
