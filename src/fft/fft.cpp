@@ -33,6 +33,7 @@
 #include "cpu/op_common.hpp"
 #include "cpu/parallel.hpp"
 #include "fft/fft_plan.hpp"
+#include "fft/fft_threads.hpp"
 #include "tenferro/fft.hpp"
 
 namespace tenferro {
@@ -231,6 +232,9 @@ void run(Session& s, std::string_view op, const Tensor& x, const FftRequest& r, 
   std::int64_t key[FftPlanCache::kMaxKey];
   std::uint64_t hash = 0;
   const int len = fft_cache_key(p, fft_alignment_of(in_ptr, p.single), fft_alignment_of(out_ptr, p.single), in_place, key, hash);
+  // FFTW's parallel loops (plans with threads > 1) run on this session's arena while
+  // planning and executing: Note [FFTW threads].
+  const FftSessionScope fftw_session(p.threads > 1 ? &s : nullptr);
   FftPlanCache& cache = s.context().resources->fft_plans;
   const FftPlanHandle* plan = cache.find(key, len, hash);
   if (!plan) {

@@ -2,6 +2,8 @@
 // Note [FFTW planner lock] in fft_plan.hpp.
 #include "fft/fft_plan.hpp"
 
+#include "fft/fft_threads.hpp"
+
 #include <fftw3.h>
 
 #include <cstring>
@@ -31,6 +33,7 @@ void init_threads_locked() {
     fftwf_init_threads();
     fftw_make_planner_thread_safe();
     fftwf_make_planner_thread_safe();
+    install_fftw_parallel_loop();  // Note [FFTW threads]
     done = true;
   }
 }

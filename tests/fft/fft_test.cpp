@@ -1,9 +1,12 @@
 // fft, ifft, rfft, irfft against an O(n²) DFT: every length 1..64 and some primes,
 // every norm, f32/f64/c64/c128, crop and zero-pad, every layout, batch axes, _into
 // forms with strided outputs, round trips, and the plan cache.
+#include <fftw3.h>
+
 #include <thread>
 
 #include "fft/fft_reference.hpp"
+#include "fft/fft_threads.hpp"  // internal: the arena loop counter
 
 using namespace tenferro;
 using namespace tenferro::testing;
@@ -199,6 +202,8 @@ TEST(Fft, LargeTransformOnSeveralThreads) {
   const std::int64_t n = 1 << 16;
   const Tensor x = random_tensor(rng, {n, 2}, DType::c128);
   const Tensor y = fft(s, x);
+  // FFTW's parallel loops ran on the backend's arena (Note [FFTW threads]).
+  EXPECT_GT(detail::fftw_arena_loops(), 0u);
   // Check against the inverse (an O(n²) reference would be slow) and a few DFT bins.
   expect_close_to(ifft(s, y), to_c128(x), fft_tol(DType::f64, n), "ifft(fft) 2^16 on 2 threads");
   for (std::int64_t k : {std::int64_t{0}, std::int64_t{1}, std::int64_t{777}, n - 1}) {
@@ -207,6 +212,27 @@ TEST(Fft, LargeTransformOnSeveralThreads) {
       acc += x.item<c128>({j, 1}) * std::polar(1.0, -2 * std::numbers::pi * static_cast<double>((j * k) % n) / static_cast<double>(n));
     EXPECT_TRUE(close(y.item<c128>({k, 1}), acc, fft_tol(DType::f64, n))) << "bin " << k;
   }
+}
+
+TEST(Fft, ForeignThreadedFftwPlansStillWork) {
+  // tenferro replaces FFTW's parallel loop process-wide (Note [FFTW threads]); a
+  // threaded plan made and run by other code, outside any session, must still work
+  // (its jobs run on plain threads).
+  std::mt19937_64 rng(13);
+  CpuBackend backend;
+  const std::int64_t n = 1 << 15;
+  const Tensor x = random_tensor(rng, {n}, DType::c128);
+  const Tensor want = backend.with_session([&](Session& s) { return fft(s, x); });  // installs the loop
+  Tensor y = Tensor::empty({n}, DType::c128);
+  auto* in = reinterpret_cast<fftw_complex*>(const_cast<void*>(x.data()));
+  auto* out = reinterpret_cast<fftw_complex*>(y.mutable_data());
+  fftw_plan_with_nthreads(2);
+  fftw_plan p = fftw_plan_dft_1d(static_cast<int>(n), in, out, FFTW_FORWARD, FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
+  fftw_plan_with_nthreads(1);
+  ASSERT_NE(p, nullptr);
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+  expect_close_to(y, to_c128(want), fft_tol(DType::f64, n), "foreign threaded plan");
 }
 
 TEST(Fft, PlanCacheHitsOnRepeatedCalls) {
