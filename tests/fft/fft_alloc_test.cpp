@@ -1,84 +1,22 @@
 // Repeated FFT calls in a held session perform no heap allocation through operator
-// new/delete: every global allocation function of this executable is replaced by a
-// counting version (the technique of tests/ops/elementwise_alloc_test.cpp), switched on
-// only around the call under test, after a warm-up call that fills the plan cache and
-// the session's buffer pool. Outputs and temporaries come from the pool, the plan key
-// is a fixed array, and message strings are only built on error paths.
+// new/delete (the shared counting allocator, tests/support/alloc_counter.hpp), after a
+// warm-up call that fills the plan cache and the session's buffer pool. Outputs and
+// temporaries come from the pool, the plan key is a fixed array, and message strings
+// are only built on error paths.
 //
 // FFTW allocates with malloc (fftw_malloc), not operator new: its plans allocate their
 // twiddles at planning time (the warm-up), and a few solvers take scratch memory at
 // every execution. A second test also counts malloc-family calls (glibc, unsanitized
 // builds): zero for the smooth sizes it checks; see its comment for the measured
 // exceptions inside FFTW.
-#include <gtest/gtest.h>
-
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
+#include "support/alloc_counter.hpp"
 #include "support/test_util.hpp"
 
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_news{0};
-std::atomic<long> g_deletes{0};
-void* volatile g_sink = nullptr;
-
-void* counted_alloc(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_news.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(n ? n : 1);
-}
-void* counted_aligned_alloc(std::size_t n, std::align_val_t a) {
-  if (g_counting.load(std::memory_order_relaxed)) g_news.fetch_add(1, std::memory_order_relaxed);
-  const auto al = static_cast<std::size_t>(a);
-  const std::size_t size = ((n ? n : 1) + al - 1) / al * al;  // aligned_alloc wants a multiple
-  return std::aligned_alloc(al, size);
-}
-void counted_free(void* p) noexcept {
-  if (p && g_counting.load(std::memory_order_relaxed)) g_deletes.fetch_add(1, std::memory_order_relaxed);
-  std::free(p);
-}
-}  // namespace
-
-// ---- the replaceable global allocation functions ([new.delete]) ----
-void* operator new(std::size_t n) {
-  if (void* p = counted_alloc(n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) {
-  if (void* p = counted_alloc(n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  if (void* p = counted_aligned_alloc(n, a)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n, std::align_val_t a) {
-  if (void* p = counted_aligned_alloc(n, a)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned_alloc(n, a); }
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned_alloc(n, a); }
-void operator delete(void* p) noexcept { counted_free(p); }
-void operator delete[](void* p) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
-
-// ---- malloc-family interposition (non-sanitized builds only) ----
-// FFTW allocates through fftw_malloc (posix_memalign/malloc), which operator new
-// counting cannot see. glibc lets an executable define malloc & co. and reach the real
-// allocator through __libc_*; sanitizers install their own malloc, so there this part
-// is compiled out and its test skipped.
+// ---- malloc-family interposition (non-sanitized glibc builds only) ----
+// operator new counting cannot see FFTW's fftw_malloc (posix_memalign/malloc). glibc
+// lets an executable define malloc & co. and reach the real allocator through
+// __libc_*; sanitizers install their own malloc, so there this part is compiled out
+// and its test skipped.
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
 #define TENFERRO_TEST_SANITIZED 1
@@ -91,7 +29,7 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
 namespace {
 std::atomic<long> g_mallocs{0};
 inline void count_malloc() noexcept {
-  if (g_counting.load(std::memory_order_relaxed)) g_mallocs.fetch_add(1, std::memory_order_relaxed);
+  if (tenferro::testing::alloc::counting.load(std::memory_order_relaxed)) g_mallocs.fetch_add(1, std::memory_order_relaxed);
 }
 }  // namespace
 extern "C" {
@@ -132,42 +70,21 @@ void free(void* p) { __libc_free(p); }
 #define TENFERRO_COUNTS_MALLOC 1
 #endif
 
-
 namespace tenferro::fft_alloc_test {
 namespace {
 
+using testing::allocations_in;
 using testing::random_tensor;
-
-struct Counts {
-  long news, deletes;
-};
-
-/// Calls f once to warm up (first-use statics, pool), then again while counting.
-template <class F> Counts allocations_in(F&& f) {
-  f();
-  g_news = 0;
-  g_deletes = 0;
-  g_counting = true;
-  f();
-  g_counting = false;
-  return {g_news.load(), g_deletes.load()};
-}
-
-#define EXPECT_NO_ALLOCATION(call)                                \
-  do {                                                            \
-    const Counts c_ = allocations_in([&] { call; });              \
-    EXPECT_EQ(c_.news, 0) << "operator new calls in: " #call;     \
-    EXPECT_EQ(c_.deletes, 0) << "operator delete calls in: " #call; \
-  } while (0)
+namespace alloc = testing::alloc;
 
 /// Calls f once to warm up, then counts malloc-family calls of a second call.
 template <class F> long mallocs_in(F&& f) {
 #if defined(TENFERRO_COUNTS_MALLOC)
   f();
   g_mallocs = 0;
-  g_counting = true;
+  alloc::counting = true;
   f();
-  g_counting = false;
+  alloc::counting = false;
   return g_mallocs.load();
 #else
   (void)f;
@@ -176,9 +93,9 @@ template <class F> long mallocs_in(F&& f) {
 }
 
 TEST(FftAlloc, CountingIsLive) {
-  const Counts c = allocations_in([] {
+  const testing::AllocCounts c = allocations_in([] {
     std::vector<int> v(100);
-    g_sink = v.data();
+    alloc::sink = v.data();
   });
   EXPECT_GE(c.news, 1);
 }
@@ -192,7 +109,7 @@ TEST(FftAlloc, RepeatedCallsInAHeldSessionDoNotAllocate) {
   const Tensor out = Tensor::empty({64, 3}, DType::c128);
   EXPECT_NO_ALLOCATION(fft_into(s, x, out));
   EXPECT_NO_ALLOCATION(ifft_into(s, x, out));  // includes the 1/n scaling pass
-  EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(fft(s, x).data()));
+  EXPECT_NO_ALLOCATION(alloc::sink = const_cast<void*>(fft(s, x).data()));
   // Strided input, real input promoted and zero-padded (packed into the output).
   const Tensor r = random_tensor(rng, {3, 50}, DType::f64).transpose_view();  // [50, 3]
   EXPECT_NO_ALLOCATION(fft_into(s, r, out, {.n = 64, .norm = FftNorm::ortho}));
@@ -201,12 +118,12 @@ TEST(FftAlloc, RepeatedCallsInAHeldSessionDoNotAllocate) {
   EXPECT_NO_ALLOCATION(rfft_into(s, r, rout));
   const Tensor iout = Tensor::empty({50, 3}, DType::f64);
   EXPECT_NO_ALLOCATION(irfft_into(s, rout, iout));
-  EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(irfft(s, rout, {.n = 51}).data()));
+  EXPECT_NO_ALLOCATION(alloc::sink = const_cast<void*>(irfft(s, rout, {.n = 51}).data()));
   // n-dimensional over a permuted axis set, f32.
   const Tensor x3 = random_tensor(rng, {8, 5, 6}, DType::c64);
   const Tensor o3 = Tensor::empty({8, 5, 6}, DType::c64);
   EXPECT_NO_ALLOCATION(fftn_into(s, x3, o3, {.axes = {2, 0}}));
-  EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(irfftn(s, x3, {.axes = {2, 0}}).data()));
+  EXPECT_NO_ALLOCATION(alloc::sink = const_cast<void*>(irfftn(s, x3, {.axes = {2, 0}}).data()));
   // Prime length.
   const Tensor p = random_tensor(rng, {97}, DType::c128);
   const Tensor po = Tensor::empty({97}, DType::c128);
@@ -217,7 +134,7 @@ TEST(FftAlloc, NoMallocEitherInsideFftwForTheseCases) {
 #if !defined(TENFERRO_COUNTS_MALLOC)
   GTEST_SKIP() << "malloc interposition is compiled out under sanitizers";
 #else
-  EXPECT_GE(mallocs_in([] { g_sink = std::malloc(16); std::free(g_sink); }), 1);  // the counter is live
+  EXPECT_GE(mallocs_in([] { alloc::sink = std::malloc(16); std::free(alloc::sink); }), 1);  // the counter is live
   std::mt19937_64 rng(72);
   CpuBackend backend;
   HeldSession s = backend.open_session();
