@@ -135,6 +135,16 @@ TEST(Fft, CropAndZeroPad) {
         expect_close_to(rfft(s, x, {.n = n}), head_axis(naive_dft(x, 0, n, -1), 0, n / 2 + 1), tol, "rfft crop/pad " + name_of(d, n));
     }
   }
+  // Crop and pad of strided views along axis 1.
+  for (Layout layout : kAllLayouts) {
+    const Tensor v = random_layout(rng, {3, 6, 2}, DType::f64, layout);
+    for (std::int64_t n : {4, 9}) {
+      const std::string tag = layout_name(layout) + " n=" + std::to_string(n);
+      expect_close_to(fft(s, v, {.n = n, .axis = 1}), naive_dft(v, 1, n, -1), fft_tol(DType::f64, n), "fft axis 1 " + tag);
+      expect_close_to(rfft(s, v, {.n = n, .axis = 1}), head_axis(naive_dft(v, 1, n, -1), 1, n / 2 + 1), fft_tol(DType::f64, n), "rfft axis 1 " + tag);
+      expect_close_to(irfft(s, v, {.n = n, .axis = 1}), scaled(naive_irfft(v, 1, n), 1.0 / n), fft_tol(DType::f64, n), "irfft axis 1 " + tag);
+    }
+  }
   // An empty axis zero-pads to all zeros when n is given.
   const Tensor e = Tensor::empty({0, 2}, DType::c128);
   expect_close_to(fft(s, e, {.n = 4}), Tensor::zeros({4, 2}, DType::c128), 0, "fft of empty axis");
