@@ -64,6 +64,10 @@ class TENFERRO_API Dims {
   /// Empties the list, keeping its capacity.
   void clear() noexcept { size_ = 0; }
   void push_back(std::int64_t v) {
+    if (size_ < cap_) {
+      data()[size_++] = v;
+      return;
+    }
     resize(size_ + 1);
     data()[size_ - 1] = v;
   }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -23,17 +24,19 @@ inline void* counted_alloc(std::size_t n) {
 inline void* counted_aligned_alloc(std::size_t n, std::align_val_t a) {
   if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
   const auto al = static_cast<std::size_t>(a);
+  if (n > SIZE_MAX - al) return nullptr;  // rounding up would wrap to a tiny block
   return std::aligned_alloc(al, ((n ? n : 1) + al - 1) / al * al);  // aligned_alloc wants a multiple
 }
-inline void counted_free(void* p) noexcept {
+// Never inlined: once inlined into an operator delete that GCC inlines at a call site, it
+// pairs this free() with the operator new of that site and warns (-Wmismatched-new-delete).
+[[gnu::noinline]] inline void counted_free(void* p) noexcept {
   if (p && counting.load(std::memory_order_relaxed)) deletes.fetch_add(1, std::memory_order_relaxed);
   std::free(p);
 }
 }  // namespace tenferro::testing::alloc
 
-// Out of line (not inline): an inline replacement would be visible to GCC at the call
-// sites, which then pairs it with the library's operator new and warns
-// (-Wmismatched-new-delete).
+// Defined here, not `inline`: the replaceable allocation functions may not be declared
+// inline ([replacement.functions]).
 void* operator new(std::size_t n) {
   if (void* p = tenferro::testing::alloc::counted_alloc(n)) return p;
   throw std::bad_alloc();
@@ -79,14 +82,20 @@ struct AllocCounts {
   long deletes = 0;
 };
 
-/// Calls f once to warm up, then again while counting.
+/// Calls f once to warm up, then again while counting; returns the counts of the second
+/// call. An exception from f propagates (counting is switched off first).
 template <class F> AllocCounts allocations_in(F&& f) {
   f();
   alloc::news = 0;
   alloc::deletes = 0;
-  alloc::counting = true;
-  f();
-  alloc::counting = false;
+  struct CountingScope {
+    CountingScope() { alloc::counting = true; }
+    ~CountingScope() { alloc::counting = false; }
+  };
+  {
+    const CountingScope scope;
+    f();
+  }
   return {alloc::news.load(), alloc::deletes.load()};
 }
 
