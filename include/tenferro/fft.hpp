@@ -42,7 +42,10 @@
 /// candidate algorithms once per cached plan (milliseconds to seconds on the first
 /// call, on scratch arrays: the caller's data is never touched while planning).
 /// Threads: a transform runs on one thread unless it is large enough to be worth
-/// forking (Note [Fork cost model]), then on the session's thread budget.
+/// forking (Note [Fork cost model]), then on the session's thread budget: FFTW's
+/// parallel loops run on the backend's pinned worker arena (Note [FFTW threads]; this
+/// replaces FFTW's loop process-wide, so threaded FFTW plans made by other code in the
+/// process run their jobs on plain threads).
 ///
 /// Errors (every function): SessionEntryError when the session is not usable on this
 /// thread; ArgumentError for an undefined input, a transform length n <= 0 (given, or
