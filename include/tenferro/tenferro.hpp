@@ -8,6 +8,7 @@
 #include "tenferro/einsum_path.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/error.hpp"
+#include "tenferro/fft.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/random.hpp"
 #include "tenferro/scalar.hpp"
