@@ -5,6 +5,7 @@
 #include "tenferro/dot.hpp"
 #include "tenferro/dtype.hpp"
 #include "tenferro/indexing.hpp"
+#include "tenferro/linalg.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/random.hpp"

@@ -9,6 +9,7 @@
 
 #include "cpu/buffer_pool.hpp"
 #include "cpu/dot_plan.hpp"
+#include "cpu/linalg_cache.hpp"
 #include "tenferro/cpu_backend.hpp"
 
 namespace tenferro::detail {
@@ -18,6 +19,7 @@ struct CpuResources {
   explicit CpuResources(std::size_t pool_limit) : pool(pool_limit) {}
   BufferPool pool;
   DotPlanCache dot_plans;
+  LinalgPlanCache linalg_plans;  ///< LAPACK workspace sizes (src/linalg)
 };
 
 /// Shared, reference-counted backend state (the CpuBackend holds one reference, each

@@ -1,0 +1,20 @@
+#pragma once
+// Right-hand-side validation shared by solve, triangular_solve, lu_solve and lstsq.
+#include "core/internal_check.hpp"
+
+#include "linalg/common.hpp"
+
+namespace tenferro::detail::linalg {
+
+/// A validated right-hand side: `view` is b as a matrix (a vector [N] becomes [N, 1]).
+struct Rhs {
+  Tensor view;
+  std::int64_t rows = 0, cols = 0;
+  bool vector = false;
+};
+
+/// Validates b against a (dtype, batch axes, `rows` rows — or columns when
+/// `right_side`). A rank-1 b is accepted for an unbatched a (left side only).
+Rhs check_rhs(const Tensor& a, const Tensor& b, std::string_view op, std::int64_t rows, bool right_side);
+
+}  // namespace tenferro::detail::linalg
