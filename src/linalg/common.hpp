@@ -131,6 +131,9 @@ struct BatchFailure {
   explicit operator bool() const noexcept { return batch >= 0; }
 };
 
+/// Workspace up to this size is taken from the stack instead of the pool.
+inline constexpr std::size_t kStackWorkspace = 8192;
+
 /// Runs f(b, slot) -> info for every batch b (Note [Linalg batch driver]). `cost` is
 /// the work of one problem in element-ops; `slot_bytes` the workspace one problem needs.
 template <class F> BatchFailure run_batches(Session& s, std::int64_t batches, std::int64_t cost, std::size_t slot_bytes, F&& f) {
@@ -139,9 +142,16 @@ template <class F> BatchFailure run_batches(Session& s, std::int64_t batches, st
   const int threads = fork_threads(s, batches, cost);
   blas::set_threads(threads > 1 ? 1 : s.num_threads());
   slot_bytes = Carve::round(slot_bytes);
-  const auto words = static_cast<std::int64_t>((slot_bytes * static_cast<std::size_t>(threads) + 64) / 16);
-  const Tensor ws = Tensor::empty({words}, DType::c128);  // pooled; 64-byte aligned
-  std::byte* base = static_cast<std::byte*>(const_cast<void*>(ws.data()));
+  // Small workspace lives on the stack (a pool round trip costs about as much as a
+  // 2×2 factorization); larger workspace comes from the session's pool.
+  alignas(64) std::byte local[kStackWorkspace];
+  Tensor ws;
+  std::byte* base = local;
+  if (slot_bytes * static_cast<std::size_t>(threads) > kStackWorkspace) {
+    const auto words = static_cast<std::int64_t>((slot_bytes * static_cast<std::size_t>(threads) + 64) / 16);
+    ws = Tensor::empty({words}, DType::c128);  // pooled; 64-byte aligned
+    base = static_cast<std::byte*>(const_cast<void*>(ws.data()));
+  }
   if (threads <= 1) {
     for (std::int64_t b = 0; b < batches; ++b)
       if (const std::int64_t info = f(b, base)) return {b, info};

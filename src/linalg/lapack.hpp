@@ -101,6 +101,10 @@ template <class T> lint getrf(lint m, lint n, T* a, lint lda, lint* ipiv) {
 template <class T> lint getrs(char trans, lint n, lint nrhs, const T* a, lint lda, const lint* ipiv, T* b, lint ldb) {
   TENFERRO_LAPACK_PICK(T, LAPACKE_sgetrs_work, LAPACKE_dgetrs_work, LAPACKE_cgetrs_work, LAPACKE_zgetrs_work, kCol, trans, n, nrhs, a, lda, ipiv, b, ldb);
 }
+/// gesv: A·X = B by getrf + getrs.
+template <class T> lint gesv(lint n, lint nrhs, T* a, lint lda, lint* ipiv, T* b, lint ldb) {
+  TENFERRO_LAPACK_PICK(T, LAPACKE_sgesv_work, LAPACKE_dgesv_work, LAPACKE_cgesv_work, LAPACKE_zgesv_work, kCol, n, nrhs, a, lda, ipiv, b, ldb);
+}
 /// getri: inverse from getrf's factors.
 template <class T> lint getri(lint n, T* a, lint lda, const lint* ipiv, T* work, lint lwork) {
   TENFERRO_LAPACK_PICK(T, LAPACKE_sgetri_work, LAPACKE_dgetri_work, LAPACKE_cgetri_work, LAPACKE_zgetri_work, kCol, n, a, lda, ipiv, work, lwork);

@@ -16,13 +16,13 @@ Rhs check_rhs(const Tensor& a, const Tensor& b, std::string_view op, std::int64_
     r.vector = true;
     r.rows = b.extent(0);
     r.cols = 1;
-    r.view = b.reshape_view({b.extent(0), 1});
+    r.owned = b.reshape_view({b.extent(0), 1});
   } else {
     if (b.rank() < 2) throw RankError(op, "b must be a matrix [N, K, batch...] (or a vector [N] for unbatched a), got " + describe(b));
     require_same_batch(a, b, op);
     r.rows = b.extent(0);
     r.cols = b.extent(1);
-    r.view = b;
+    r.view = &b;
   }
   const std::int64_t have = right_side ? r.cols : r.rows;
   if (have != rows)
@@ -35,9 +35,16 @@ Rhs check_rhs(const Tensor& a, const Tensor& b, std::string_view op, std::int64_
 
 namespace {
 
+// A compact result with t's shape (without building a Shape).
+Tensor new_like(const Tensor& t, DType d) {
+  std::int64_t ext[kMaxRank];
+  for (int i = 0; i < t.rank(); ++i) ext[i] = t.extent(i);
+  return new_result(std::span<const std::int64_t>(ext, static_cast<std::size_t>(t.rank())), d);
+}
+
 template <class T> Tensor solve_typed(Session& s, const Tensor& a, const Rhs& rhs, const Tensor& b, std::string_view op) {
   const std::int64_t n = a.extent(0), k = rhs.cols;
-  Tensor x = new_result(b.shape().span(), dtype_of<T>);
+  Tensor x = new_like(b, dtype_of<T>);
   std::int64_t nb = 1;
   for (int i = 2; i < a.rank(); ++i) nb *= a.extent(i);
   if (nb == 0 || n == 0) return x;
@@ -50,11 +57,11 @@ template <class T> Tensor solve_typed(Session& s, const Tensor& a, const Rhs& rh
     lapack::lint* ipiv = c.take<lapack::lint>(n);
     pack_matrix(a, b, A, n);
     T* Xb = X + b * n * k;
-    pack_matrix(rhs.view, b, Xb, n);
-    if (const lapack::lint info = lapack::getrf<T>(ln, ln, A, ln, ipiv)) return info;
-    if (k == 0) return 0;
-    const lapack::lint info = lapack::getrs<T>('N', ln, lk, A, ln, ipiv, Xb, ln);
-    return info ? -1000 + info : 0;  // getrs only fails on bad arguments (a bug)
+    pack_matrix(rhs.mat(), b, Xb, n);
+    // gesv = getrf + getrs in one call (one OpenBLAS buffer round trip instead of two);
+    // info > 0 is getrf's zero pivot.
+    if (k == 0) return lapack::getrf<T>(ln, ln, A, ln, ipiv);
+    return lapack::gesv<T>(ln, lk, A, ln, ipiv, Xb, ln);
   });
   if (f) throw_numerical(op, "getrf", "the matrix is singular (exact zero pivot)", f);
   return x;
@@ -79,7 +86,7 @@ template <class T> Tensor trsm_typed(Session& s, const Tensor& a, const Rhs& rhs
       for (std::int64_t i = 0; i < n; ++i)
         if (A[i + i * n] == T(0)) return i + 1;
     T* Xb = X + b * rows * cols;
-    pack_matrix(rhs.view, b, Xb, rows);
+    pack_matrix(rhs.mat(), b, Xb, rows);
     if (rows && cols)
       lapack::trsm<T>(side, uplo, tr, diag, static_cast<int>(rows), static_cast<int>(cols), T(1), A, static_cast<int>(n), Xb,
                       static_cast<int>(rows));

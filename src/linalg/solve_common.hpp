@@ -6,11 +6,15 @@
 
 namespace tenferro::detail::linalg {
 
-/// A validated right-hand side: `view` is b as a matrix (a vector [N] becomes [N, 1]).
+/// A validated right-hand side: `view` is b as a matrix (a vector [N] becomes [N, 1],
+/// held in `owned`; otherwise `view` points at the caller's b).
 struct Rhs {
-  Tensor view;
+  Tensor owned;
+  const Tensor* view = nullptr;
   std::int64_t rows = 0, cols = 0;
   bool vector = false;
+  /// b as a matrix.
+  const Tensor& mat() const noexcept { return vector ? owned : *view; }
 };
 
 /// Validates b against a (dtype, batch axes, `rows` rows — or columns when
