@@ -21,4 +21,7 @@ struct Rhs {
 /// `right_side`). A rank-1 b is accepted for an unbatched a (left side only).
 Rhs check_rhs(const Tensor& a, const Tensor& b, std::string_view op, std::int64_t rows, bool right_side);
 
+/// Element offset of batch `b` of a vector operand [N, batch...] (axes 1...).
+std::int64_t batch_offset_vec(const Tensor& v, std::int64_t b) noexcept;
+
 }  // namespace tenferro::detail::linalg
