@@ -216,8 +216,9 @@ struct LstsqResult {
   Tensor X, rank, S;
 };
 /// Least squares. A [M, N, B...], B [M, K, B...] (or [M] for unbatched A). rcond < 0
-/// means eps of the dtype · max(M, N). Throws NumericalError("gels") when a full-rank A
-/// turns out rank-deficient (info: the zero diagonal position), NumericalError("gelsd")
+/// means eps of the dtype · max(M, N). Throws NumericalError("gels") when the qr driver meets
+/// an exactly zero diagonal of R (info: its position; nearly rank-deficient A is not
+/// detected: use the svd driver), NumericalError("gelsd")
 /// when the SVD does not converge, ArgumentError for non-finite input.
 TENFERRO_API LstsqResult lstsq(Session& s, const Tensor& a, const Tensor& b, LstsqDriver driver = LstsqDriver::qr,
                                double rcond = -1.0);
