@@ -91,11 +91,13 @@ struct PivotedQrResult {
 TENFERRO_API PivotedQrResult qr_pivoted(Session& s, const Tensor& a, double rtol = -1.0);
 
 /// Appends columns to a reduced QR factorization: given Q [M, K] with orthonormal
-/// columns and upper-triangular R [K, N] (A = Q·R, K <= M), returns the reduced QR of
-/// [A, C] for C [M, P]: Q' [M, K'] and R' [K', N + P] with K' = min(M, K + P), by
-/// Householder QR of the projected new columns (I − Q Qᴴ)·C (with one
-/// reorthogonalization pass, "twice is enough"). Unbatched (rank-2 operands only).
-/// Throws RankError for batched operands, ShapeError for mismatched extents.
+/// columns and R [K, N] (A = Q·R, K <= M; R is copied as given), returns the reduced QR
+/// of [A, C] for C [M, P]: Q' = [Q, Q2] [M, K'] and R' = [[R, Qᴴ·C], [0, R22]] [K', N + P]
+/// with K' = min(M, K + P). Q2·R22 is the Householder QR of C's component orthogonal to
+/// range(Q), computed in a basis of range(Q)⊥ from the Householder QR of Q, so [Q, Q2]
+/// stays orthonormal even when C is (nearly) in range(Q). Unbatched (rank-2 operands).
+/// Throws RankError for batched operands, ShapeError for mismatched extents or K > M,
+/// DTypeError for mixed dtypes.
 TENFERRO_API QrResult qr_append_columns(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C);
 
 // --------------------------------------------------------------------------- LU

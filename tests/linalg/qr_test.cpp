@@ -122,4 +122,42 @@ TEST(QrPivoted, PermutationAndRank) {
   EXPECT_THROW(qr_pivoted(s, bad), ArgumentError);
 }
 
+TEST(QrAppend, AppendsColumnsKeepingOrthonormality) {
+  std::mt19937_64 rng(13);
+  HeldSession s = backend1().open_session();
+  struct Case {
+    std::int64_t m, n, p;
+  };
+  for (DType d : kInexactDTypes)
+    for (const Case& c : {Case{7, 3, 2}, Case{5, 3, 4}, Case{4, 4, 2}, Case{6, 0, 3}, Case{5, 2, 0}})
+      for (bool in_range : {false, true}) {
+        SCOPED_TRACE(std::string(dtype_name(d)) + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " p=" + std::to_string(c.p) +
+                     (in_range ? " C in range(A)" : ""));
+        const Tensor a = random_tensor(rng, Shape{c.m, c.n}, d, -1, 1);
+        const QrResult f = qr(s, a);
+        Tensor cc = random_tensor(rng, Shape{c.m, c.p}, d, -1, 1);
+        if (in_range && c.n > 0) cc = matmul(s, a, random_tensor(rng, Shape{c.n, c.p}, d, -1, 1));  // no new directions
+        const QrResult g = qr_append_columns(s, f.Q, f.R, cc);
+        const std::int64_t k = std::min(c.m, c.n), kk = std::min(c.m, k + c.p);
+        ASSERT_EQ(g.Q.shape(), Shape({c.m, kk}));
+        ASSERT_EQ(g.R.shape(), Shape({kk, c.n + c.p}));
+        const Mat Q = get(g.Q), R = get(g.R), A = get(a), C = get(cc);
+        Mat AC(c.m, c.n + c.p);
+        for (std::int64_t j = 0; j < c.n; ++j)
+          for (std::int64_t i = 0; i < c.m; ++i) AC(i, j) = A(i, j);
+        for (std::int64_t j = 0; j < c.p; ++j)
+          for (std::int64_t i = 0; i < c.m; ++i) AC(i, c.n + j) = C(i, j);
+        const double tol = tol_for(d, c.m) * 10;
+        EXPECT_LE(max_diff(mul(adj(Q), Q), eye(kk)), tol);
+        EXPECT_LE(max_diff(mul(Q, R), AC), tol * (1 + max_abs(AC)));
+        for (std::int64_t j = 0; j < c.n + c.p; ++j)
+          for (std::int64_t i = j + 1; i < kk; ++i) EXPECT_EQ(R(i, j), cd(0));
+      }
+  const Tensor q = Tensor::eye(3, DType::f64);
+  EXPECT_THROW(qr_append_columns(s, q, Tensor::eye(3, DType::f64), Tensor::ones({2, 1}, DType::f64)), ShapeError);
+  EXPECT_THROW(qr_append_columns(s, q, Tensor::eye(2, DType::f64), Tensor::ones({3, 1}, DType::f64)), ShapeError);
+  EXPECT_THROW(qr_append_columns(s, q, Tensor::eye(3, DType::f64), Tensor::ones({3, 1}, DType::f32)), DTypeError);
+  EXPECT_THROW(qr_append_columns(s, Tensor::ones({3, 3, 2}, DType::f64), Tensor::eye(3, DType::f64), Tensor::ones({3, 1}, DType::f64)), RankError);
+}
+
 }  // namespace
