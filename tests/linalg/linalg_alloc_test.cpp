@@ -134,6 +134,20 @@ TEST(LinalgAlloc, SteadyStateCallsDoNotAllocate) {
     EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(triangular_solve(s, spd, b).data()));
     EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(cholesky(s, spd).data()));
     EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(inv(s, spd).data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(lu(s, a).U.data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(lu_factor(s, a).LU.data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(det(s, batch).data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(slogdet(s, at).sign.data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(lu_full_pivot(s, a).Q.data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(qr_pivoted(s, a).R.data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(lstsq(s, a, b).X.data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(lstsq(s, a, b, LstsqDriver::svd).X.data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(pinv(s, a).data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(matrix_norm(s, a, MatrixNorm::spectral).data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(vector_norm(s, b, 3.0).data()));
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(matrix_exp(s, a).data()));
+    const LuFactorResult f = lu_factor(s, spd);
+    EXPECT_NO_ALLOCATION(g_sink = const_cast<void*>(lu_solve(s, f, b).data()));
   }
 }
 

@@ -217,4 +217,29 @@ TEST(Cholesky, NotPositiveDefiniteAndBadInputs) {
   expect_untouched(out, before);
 }
 
+TEST(Solve, ParallelBatchesReportTheFirstFailingBatch) {
+  // 2 threads and enough batches to fork: batches 150 and 400 are singular; the error
+  // names 150 whatever the chunking.
+  CpuBackend two(CpuBackendOptions{.num_threads = 2});
+  HeldSession s = two.open_session();
+  const std::int64_t n = 16, nb = 512;
+  Tensor a = Tensor::zeros({n, n, nb}, DType::f64);
+  double* p = a.mutable_data_ptr<double>();
+  for (std::int64_t b = 0; b < nb; ++b)
+    for (std::int64_t i = 0; i < n; ++i) p[b * n * n + i * (n + 1)] = 2.0;
+  p[400 * n * n + 3 * (n + 1)] = 0.0;
+  p[150 * n * n + 7 * (n + 1)] = 0.0;
+  try {
+    solve(s, a, Tensor::ones({n, 1, nb}, DType::f64));
+    FAIL();
+  } catch (const NumericalError& e) {
+    EXPECT_EQ(e.batch_index(), 150);
+    EXPECT_EQ(e.info(), 8);
+  }
+  p[150 * n * n + 7 * (n + 1)] = 2.0;
+  p[400 * n * n + 3 * (n + 1)] = 2.0;
+  const Tensor x = solve(s, a, Tensor::ones({n, 1, nb}, DType::f64));
+  for (std::int64_t b : {0, 255, 511}) EXPECT_EQ(x.item<double>({5, 0, b}), 0.5);
+}
+
 }  // namespace
