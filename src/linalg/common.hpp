@@ -139,8 +139,9 @@ inline constexpr std::size_t kStackWorkspace = 8192;
 template <class F> BatchFailure run_batches(Session& s, std::int64_t batches, std::int64_t cost, std::size_t slot_bytes, F&& f) {
   BatchFailure fail;
   if (batches <= 0) return fail;
-  const int threads = fork_threads(s, batches, cost);
-  blas::set_threads(threads > 1 ? 1 : s.num_threads());
+  const int budget = s.num_threads();
+  const int threads = budget > 1 ? fork_threads(s, batches, cost) : 1;
+  blas::set_threads(threads > 1 ? 1 : budget);
   slot_bytes = Carve::round(slot_bytes);
   // Small workspace lives on the stack (a pool round trip costs about as much as a
   // 2×2 factorization); larger workspace comes from the session's pool.

@@ -242,4 +242,24 @@ TEST(Solve, ParallelBatchesReportTheFirstFailingBatch) {
   for (std::int64_t b : {0, 255, 511}) EXPECT_EQ(x.item<double>({5, 0, b}), 0.5);
 }
 
+TEST(Solve, IntoStridedOutputAndAliasedInput) {
+  std::mt19937_64 rng(31);
+  HeldSession s = backend1().open_session();
+  const Tensor a = well_conditioned(rng, Shape{4, 4}, DType::f64, Lay::contiguous, s);
+  const Tensor b = random_tensor(rng, Shape{4, 3}, DType::f64, -1, 1);
+  const Tensor x = solve(s, a, b);
+  // out: a transposed view of a [3, 4] tensor.
+  const Tensor store = Tensor::zeros({3, 4}, DType::f64);
+  const Tensor out = store.transpose_view();
+  solve_into(s, a, b, out);
+  EXPECT_LE(max_diff(get(out), get(x)), 0.0);
+  // out aliasing b (computed in a temporary, then copied).
+  Tensor bb = Tensor::empty({4, 3}, DType::f64);
+  copy_into(s, b, bb);
+  solve_into(s, a, bb, bb);
+  EXPECT_LE(max_diff(get(bb), get(x)), 0.0);
+  // Read-only (broadcast) out is refused.
+  EXPECT_THROW(solve_into(s, a, b, Tensor::zeros({4, 1}, DType::f64).broadcast_view({4, 3})), ArgumentError);
+}
+
 }  // namespace

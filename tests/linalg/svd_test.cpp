@@ -134,4 +134,15 @@ TEST(Svd, WorkspaceSizesAreCachedPerShape) {
   EXPECT_GE(second.entries, 1u);
 }
 
+TEST(Svd, BroadcastBatchViewIsReadDirectly) {
+  // A zero-stride batch axis: every batch is the same matrix.
+  std::mt19937_64 rng(21);
+  HeldSession s = backend1().open_session();
+  const Tensor base = random_tensor(rng, Shape{3, 2, 1}, DType::c128, -1, 1);
+  const Tensor a = base.broadcast_view({3, 2, 4});
+  const SvdResult r = svd(s, a);
+  check_svd(a, r, SvdMode::thin);
+  for (std::int64_t b = 1; b < 4; ++b) EXPECT_LE(max_diff(get_vec(r.S, b), get_vec(r.S, 0)), 0.0);
+}
+
 }  // namespace
