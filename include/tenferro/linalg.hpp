@@ -147,9 +147,10 @@ TENFERRO_API void cholesky_into(Session& s, const Tensor& a, const Tensor& out, 
 struct EighResult {
   Tensor W, V;
 };
-/// Hermitian eigendecomposition reading the `tri` triangle of A (LAPACK syevd/heevd).
-/// Throws ArgumentError for non-finite input, NumericalError("syevd"/"heevd") when it
-/// does not converge.
+/// Hermitian eigendecomposition reading the `tri` triangle of A (LAPACK syevd/heevd; the
+/// imaginary part of the diagonal is ignored). Throws ArgumentError for a non-finite
+/// element anywhere in A (both triangles are scanned), NumericalError("syevd"/"heevd")
+/// when it does not converge.
 TENFERRO_API EighResult eigh(Session& s, const Tensor& a, Triangle tri = Triangle::lower);
 /// Eigenvalues only (ascending) of a Hermitian matrix (syevd/heevd without vectors).
 TENFERRO_API Tensor eigvalsh(Session& s, const Tensor& a, Triangle tri = Triangle::lower);
