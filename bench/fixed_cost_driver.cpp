@@ -41,6 +41,13 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(c, "batched/held/into/4x4x1024")) {
       auto a = Tensor::ones({4, 4, 1024}, DType::f64), bb = Tensor::ones({4, 4, 1024}, DType::f64), y = Tensor::zeros({4, 4, 1024}, DType::f64);
       for (long i = 0; i < n; ++i) matmul_into(s, a, bb, y);
+    } else if (!std::strcmp(c, "einsum/held/binary_2x2")) {
+      const Tensor ops[] = {x, y};
+      for (long i = 0; i < n; ++i) einsum(s, "ij,jk->ik", ops);
+    } else if (!std::strcmp(c, "einsum/prepared/binary_2x2")) {
+      const Tensor ops[] = {x, y};
+      const EinsumPlan plan = EinsumPlan::for_operands("ij,jk->ik", ops);
+      for (long i = 0; i < n; ++i) plan.execute_into(s, ops, out);
     } else {
       std::fprintf(stderr, "unknown case %s\n", c);
       return 2;

@@ -50,10 +50,15 @@ int main() {
   auto nz = timed("norm_squared(s, z)", [&] { return norm_squared(s, z); });
   auto big = Tensor::uniform(gen, {1000, 1000}, DType::f64);
   auto m = timed("max(s, big 1000x1000, {1})", [&] { return max(s, big, {1}); });
+  // Einsum: column-major labels ("ij,jk->ik" is a·b); a prepared plan for repeated use.
+  auto ab = timed("einsum(s, \"ij,jk->ik\", {a, b})", [&] { return einsum(s, "ij,jk->ik", {a, b}); });
+  const EinsumPlan plan = EinsumPlan::for_operands("ij,jk->ik", std::vector<Tensor>{a, b});
+  timed("plan.execute_into(s, {a, b}, out)", [&] { plan.execute_into(s, {a, b}, out); return 0; });
+  auto tr = timed("einsum(s, \"ii->\", {a}) (trace)", [&] { return einsum(s, "ii->", {a}); });
   s.close();
 
   std::cout << "\na + b = " << c << "\nout = " << out << "\nexp(a) = " << e << "\n2 * a^T = " << at
             << "\ncolumn sums of a = " << col << "\n|z|^2 = " << nz << "\nrow maxima of big: " << m.shape().to_string() << ", first "
-            << m.item<double>({0}) << "\n";
+            << m.item<double>({0}) << "\na·b (einsum) = " << ab << "\ntrace(a) = " << tr << "\n";
   return 0;
 }

@@ -35,7 +35,8 @@ struct ContractionTree {
   /// Throws ArgumentError naming the step for out-of-range or repeated positions, or a
   /// path that leaves more than one operand.
   TENFERRO_API static ContractionTree from_linear_path(int num_operands, std::span<const std::pair<int, int>> path);
-  /// The same tree as an opt_einsum "linear" path.
+  /// The same tree as an opt_einsum "linear" path (step k names the positions of
+  /// steps[k]'s nodes, in that order). Throws ArgumentError for a malformed tree.
   TENFERRO_API std::vector<std::pair<int, int>> to_linear_path(int num_operands) const;
 };
 
@@ -61,7 +62,9 @@ enum class EinsumOptimizer : std::uint8_t {
   automatic,  ///< two operands: none needed; up to 12 operands: optimal; else greedy
   greedy,     ///< repeatedly contracts the pair with the best size/cost score
   optimal,    ///< exact dynamic programming over subsets (practical up to ~16 operands)
-  anneal,     ///< simulated annealing over trees, seeded by greedy; for large networks
+  anneal,     ///< for large networks: randomized greedy restarts, then exact rewrites of
+              ///< random subtrees (see optimize_anneal.cpp); never worse than greedy;
+              ///< up to 10 operands it returns the optimal tree
 };
 
 /// Progress reported by long-running optimizers (at most about once per second).
@@ -75,7 +78,9 @@ struct PlanProgress {
 struct PlanOptions {
   EinsumOptimizer optimizer = EinsumOptimizer::automatic;
   /// anneal: wall-clock budget in seconds and maximum number of trials (0: no limit on
-  /// trials); the optimizer stops at whichever comes first.
+  /// trials); the optimizer stops at whichever comes first. plan_contraction throws
+  /// ArgumentError for a negative or NaN budget, a negative trial count, or an infinite
+  /// budget without a trial limit.
   double time_budget_s = 1.0;
   std::int64_t max_trials = 0;
   std::uint64_t seed = 0;  ///< anneal / randomized choices
@@ -86,13 +91,26 @@ struct PlanOptions {
   int optimal_max_operands = 20;
 };
 
-/// The cost of contracting `net` along `tree`. Throws ArgumentError for a malformed tree
-/// (wrong step count, node used twice or before it exists).
+/// Checks a network: at least one operand, every label in 0..extents.size()-1, no label
+/// repeated within one operand or in the output, every output label in some operand,
+/// extents >= 0. Throws ArgumentError naming the operand, label and value.
+TENFERRO_API void validate_contraction_network(const ContractionNetwork& net);
+
+/// Checks that `tree` is a tree over `num_operands` operands: num_operands - 1 steps,
+/// each naming two distinct nodes that exist and were not contracted before. Throws
+/// ArgumentError naming the step and the node.
+TENFERRO_API void validate_contraction_tree(int num_operands, const ContractionTree& tree);
+
+/// The cost of contracting `net` along `tree` (one operand: no steps, all zero). Throws
+/// ArgumentError for a malformed network (as validate_contraction_network) or tree (as
+/// validate_contraction_tree: wrong step count, node used twice or before it exists).
 TENFERRO_API ContractionCost contraction_cost(const ContractionNetwork& net, const ContractionTree& tree);
 
 /// Plans a contraction order. Throws ArgumentError for a malformed network (label out of
-/// range, label repeated in one operand, output label in no operand) or too many
-/// operands for the optimal optimizer.
+/// range, label repeated in one operand, output label in no operand, negative extent),
+/// too many operands for the optimal optimizer (above optimal_max_operands, and never
+/// more than 20), or bad anneal budgets. Reentrant; each thread reuses its own buffers.
+/// The last node of the returned tree holds exactly the output labels.
 TENFERRO_API ContractionTree plan_contraction(const ContractionNetwork& net, const PlanOptions& options = {});
 
 }  // namespace tenferro

@@ -61,7 +61,13 @@ class TENFERRO_API Dims {
 
   /// Resize; new entries are zero.
   void resize(int n);
+  /// Empties the list, keeping its capacity.
+  void clear() noexcept { size_ = 0; }
   void push_back(std::int64_t v) {
+    if (size_ < cap_) {
+      data()[size_++] = v;
+      return;
+    }
     resize(size_ + 1);
     data()[size_ - 1] = v;
   }

@@ -3,7 +3,9 @@
 /// Umbrella header: everything public.
 #include "tenferro/cpu_backend.hpp"
 #include "tenferro/dot.hpp"
+#include "tenferro/einsum.hpp"
 #include "tenferro/dtype.hpp"
+#include "tenferro/einsum_path.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/linalg.hpp"
 #include "tenferro/error.hpp"

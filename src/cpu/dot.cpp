@@ -510,7 +510,7 @@ void grouped_gemm(Session& s, std::span<const GemmItem> items) {
       if (t->defined() && t->rank() != 2) throw RankError(name, "operands must be matrices, got " + detail::describe(*t));
     detail::DotPlan plan;
     Dims shape;
-    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
+    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
     detail::analyze_dot(name, *it.a, *it.b, dims, it.c, plan, shape);
     if (!is_complex(plan.dtype))
       for (const Scalar* v : {&it.alpha, &it.beta})
@@ -543,7 +543,7 @@ void grouped_gemm(Session& s, std::span<const GemmItem> items) {
   bool all_small = true;
   std::int64_t work = 0;
   for (const GemmItem& it : items) {
-    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
+    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
     all_small = all_small && detail::try_dot_fast(s, *it.a, *it.b, dims, it.c, unused, it.alpha, it.beta, true, true);
     work += 2 * it.a->numel() * (it.b->rank() == 2 ? it.b->extent(1) : 1);
   }
@@ -553,7 +553,7 @@ void grouped_gemm(Session& s, std::span<const GemmItem> items) {
     Tensor r;
     for (std::int64_t i = b; i < e; ++i) {
       const GemmItem& it = items[static_cast<std::size_t>(i)];
-      const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
+      const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
       if (threads > 1) detail::try_dot_fast(s, *it.a, *it.b, dims, it.c, r, it.alpha, it.beta, true, false);
       else detail::dot_impl(s, op, *it.a, *it.b, dims, it.c, r, it.alpha, it.beta);
     }

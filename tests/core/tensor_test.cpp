@@ -17,19 +17,12 @@ namespace tenferro {
 namespace {
 
 using testing::for_each_index;
+using testing::iota_f64;
 using testing::kAllDTypes;
 using testing::value_at;
 
 constexpr std::int64_t kI64Max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kBig = 3000000000;  // > INT32_MAX
-
-// A compact f64 tensor whose element at storage position i holds i.
-Tensor iota_f64(std::initializer_list<std::int64_t> shape) {
-  Tensor t = Tensor::empty(shape, DType::f64);
-  auto* p = static_cast<double*>(t.mutable_data());
-  for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<double>(i);
-  return t;
-}
 
 // Storage offset of `idx` computed from the tensor's strides.
 std::int64_t linear(const Tensor& t, const Dims& idx) {

@@ -17,18 +17,11 @@ namespace tenferro {
 namespace {
 
 using testing::for_each_index;
+using testing::iota_f64;
 
 constexpr std::int64_t kI64Max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kI64Min = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kEnd = Tensor::kSliceEnd;
-
-// Compact f64 tensor whose storage element i holds i.
-Tensor iota(std::initializer_list<std::int64_t> shape) {
-  Tensor t = Tensor::empty(shape, DType::f64);
-  auto* p = static_cast<double*>(t.mutable_data());
-  for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<double>(i);
-  return t;
-}
 
 // Elements in column-major (first index fastest) order.
 std::vector<double> values(const Tensor& t) {
@@ -63,7 +56,7 @@ std::vector<std::int64_t> py_slice(std::int64_t start, std::optional<std::int64_
 // ------------------------------------------------------------------ permute / transpose
 
 TEST(PermuteView, ReordersAxes) {
-  Tensor t = iota({2, 3, 4});
+  Tensor t = iota_f64({2, 3, 4});
   Tensor p = t.permute_view({2, 0, 1});
   EXPECT_EQ(p.shape(), (Shape{4, 2, 3}));
   EXPECT_EQ(p.strides(), (Dims{6, 1, 2}));
@@ -84,7 +77,7 @@ TEST(PermuteView, ReordersAxes) {
 }
 
 TEST(PermuteView, BadPermutations) {
-  Tensor t = iota({2, 3, 4});
+  Tensor t = iota_f64({2, 3, 4});
   EXPECT_THROW(t.permute_view({0, 1}), RankError);
   EXPECT_THROW(t.permute_view({0, 1, 2, 3}), RankError);
   EXPECT_THROW(t.permute_view({}), RankError);
@@ -101,12 +94,12 @@ TEST(PermuteView, BadPermutations) {
 }
 
 TEST(TransposeView, SwapsTwoAxes) {
-  Tensor m = iota({2, 3});
+  Tensor m = iota_f64({2, 3});
   Tensor t = m.transpose_view();
   EXPECT_EQ(t.shape(), (Shape{3, 2}));
   EXPECT_EQ(t.strides(), (Dims{2, 1}));
   for_each_index(t.shape(), [&](const Dims& i) { EXPECT_EQ(t.item<double>(i.span()), m.item<double>({i[1], i[0]})); });
-  Tensor c = iota({2, 3, 4});
+  Tensor c = iota_f64({2, 3, 4});
   Tensor a = c.transpose_view(-1, 0);
   EXPECT_EQ(a.shape(), (Shape{4, 3, 2}));
   for_each_index(a.shape(), [&](const Dims& i) { EXPECT_EQ(a.item<double>(i.span()), c.item<double>({i[2], i[1], i[0]})); });
@@ -120,7 +113,7 @@ TEST(TransposeView, SwapsTwoAxes) {
 
 TEST(TransposeView, DefaultsNeedRank2) {
   // tensor.hpp: "AxisError when out of range; RankError below rank 2 with defaults."
-  EXPECT_THROW(iota({5}).transpose_view(), RankError);
+  EXPECT_THROW(iota_f64({5}).transpose_view(), RankError);
   EXPECT_THROW(Tensor::scalar(Scalar(1.0)).transpose_view(), RankError);
 }
 
@@ -150,7 +143,7 @@ TEST(SliceView, TableAgainstPythonSemantics) {
   const std::int64_t steps[] = {kI64Min + 1, -10, -3, -2, -1, 1, 2, 3, 10, kI64Max};
   int cases = 0;
   for (std::int64_t n : ns) {
-    Tensor base = iota({n});
+    Tensor base = iota_f64({n});
     for (std::int64_t start : starts)
       for (std::int64_t stop : stops)
         for (std::int64_t step : steps) {
@@ -183,7 +176,7 @@ TEST(SliceView, TableAgainstPythonSemantics) {
 
 TEST(SliceView, StepOfMostNegativeValue) {
   // Python: list(range(5))[::-(2**63)] == [4]; must not negate INT64_MIN (UBSan).
-  Tensor base = iota({5});
+  Tensor base = iota_f64({5});
   Tensor v = base.slice_view(0, kEnd, kEnd, kI64Min);
   ASSERT_EQ(v.extent(0), 1);
   EXPECT_EQ(v.item<double>({0}), 4.0);
@@ -196,7 +189,7 @@ TEST(SliceView, StepOfMostNegativeValue) {
 }
 
 TEST(SliceView, MultiAxisChainedAndWrites) {
-  Tensor m = iota({3, 5});
+  Tensor m = iota_f64({3, 5});
   Tensor s = m.slice_view(1, 4, 0, -2);  // columns 4, 2
   EXPECT_EQ(s.shape(), (Shape{3, 2}));
   EXPECT_EQ(s.strides(), (Dims{1, -6}));
@@ -210,7 +203,7 @@ TEST(SliceView, MultiAxisChainedAndWrites) {
   Tensor t = m.transpose_view().slice_view(1, kEnd, kEnd, -1);  // {5,3}, rows reversed
   for_each_index(t.shape(), [&](const Dims& i) { EXPECT_EQ(t.item<double>(i.span()), m.item<double>({2 - i[1], i[0]})); });
   // Chained slices compose.
-  Tensor v = iota({10});
+  Tensor v = iota_f64({10});
   Tensor c1 = v.slice_view(0, 1, 9, 2);       // 1 3 5 7
   Tensor c2 = c1.slice_view(0, kEnd, kEnd, -1);  // 7 5 3 1
   Tensor c3 = c2.slice_view(0, 1, 3);            // 5 3
@@ -225,7 +218,7 @@ TEST(SliceView, MultiAxisChainedAndWrites) {
 }
 
 TEST(SliceView, Errors) {
-  Tensor m = iota({3, 5});
+  Tensor m = iota_f64({3, 5});
   EXPECT_THROW(m.slice_view(0, 0, 3, 0), ArgumentError);
   EXPECT_THROW(m.slice_view(1, kEnd, kEnd, 0), ArgumentError);
   EXPECT_THROW(m.slice_view(2, 0, 1), AxisError);
@@ -250,7 +243,7 @@ void expect_reshape_view(const Tensor& t, std::initializer_list<std::int64_t> sh
 }
 
 TEST(ReshapeView, CompactSource) {
-  Tensor t = iota({2, 3, 4});
+  Tensor t = iota_f64({2, 3, 4});
   for (auto s : {std::initializer_list<std::int64_t>{6, 4}, {24}, {4, 3, 2}, {2, 12}, {-1}, {2, -1, 2}, {1, 24, 1},
                  {24, 1, 1, 1}, {2, 3, 4, 1}, {1, 1, 2, 3, 4}, {2, 3, 2, 2}})
     expect_reshape_view(t, s, "compact " + dims_string(std::span<const std::int64_t>(s.begin(), s.size())));
@@ -265,7 +258,7 @@ TEST(ReshapeView, CompactSource) {
 }
 
 TEST(ReshapeView, AfterSlicing) {
-  Tensor base = iota({4, 6});
+  Tensor base = iota_f64({4, 6});
   // Prefix of the last axis: still compact.
   Tensor s = base.slice_view(1, 0, 3);
   EXPECT_TRUE(s.is_contiguous());
@@ -280,21 +273,21 @@ TEST(ReshapeView, AfterSlicing) {
   EXPECT_THROW(s2.reshape_view({12}), ArgumentError);
   EXPECT_THROW(s2.reshape_view({4, 3}), ArgumentError);
   // A stepped slice: {6} with stride 2 splits into strides {2, 4}.
-  Tensor st = iota({12}).slice_view(0, 0, 12, 2);
+  Tensor st = iota_f64({12}).slice_view(0, 0, 12, 2);
   expect_reshape_view(st, {2, 3}, "stepped");
   EXPECT_EQ(st.reshape_view({2, 3}).strides(), (Dims{2, 4}));
   // Negative strides.
-  Tensor rev = iota({6}).slice_view(0, kEnd, kEnd, -1);
+  Tensor rev = iota_f64({6}).slice_view(0, kEnd, kEnd, -1);
   expect_reshape_view(rev, {2, 3}, "reversed -> 2x3");
   EXPECT_EQ(rev.reshape_view({2, 3}).strides(), (Dims{-1, -2}));
   expect_reshape_view(rev, {3, 1, 2}, "reversed -> 3x1x2");
-  Tensor rev0 = iota({2, 3}).slice_view(0, kEnd, kEnd, -1);  // strides {-1, 2}
+  Tensor rev0 = iota_f64({2, 3}).slice_view(0, kEnd, kEnd, -1);  // strides {-1, 2}
   EXPECT_THROW(rev0.reshape_view({6}), ArgumentError);
   expect_reshape_view(rev0, {2, 3, 1}, "row-reversed with unit axis");
 }
 
 TEST(ReshapeView, PermutedAndTransposed) {
-  Tensor t = iota({2, 3, 4});
+  Tensor t = iota_f64({2, 3, 4});
   Tensor p = t.permute_view({2, 0, 1});  // {4,2,3} strides {6,1,2}
   expect_reshape_view(p, {4, 6}, "merge compatible axes 1,2");
   EXPECT_EQ(p.reshape_view({4, 6}).strides(), (Dims{6, 1}));
@@ -304,7 +297,7 @@ TEST(ReshapeView, PermutedAndTransposed) {
   EXPECT_THROW(p.reshape_view({8, 3}), ArgumentError);
   EXPECT_THROW(p.reshape_view({24}), ArgumentError);
 
-  Tensor mt = iota({3, 4}).transpose_view();  // {4,3} strides {3,1}
+  Tensor mt = iota_f64({3, 4}).transpose_view();  // {4,3} strides {3,1}
   EXPECT_THROW(mt.reshape_view({12}), ArgumentError) << "merging axes of a transposed matrix needs a copy";
   EXPECT_THROW(mt.reshape_view({3, 4}), ArgumentError);
   EXPECT_THROW(mt.reshape_view({-1}), ArgumentError);
@@ -318,13 +311,13 @@ TEST(ReshapeView, PermutedAndTransposed) {
     EXPECT_EQ(e.op(), "reshape_view");
   }
   // Extent-1 axes with arbitrary strides do not constrain the layout.
-  Tensor base = iota({12});
+  Tensor base = iota_f64({12});
   Tensor odd = base.as_strided_view(Dims{3, 1, 4}, Dims{1, 999, 3}, 0);
   expect_reshape_view(odd, {12}, "unit axis with a wild stride");
 }
 
 TEST(ReshapeView, InferenceAndCountErrors) {
-  Tensor t = iota({2, 3, 4});
+  Tensor t = iota_f64({2, 3, 4});
   EXPECT_THROW(t.reshape_view({-1, -1}), ShapeError);
   EXPECT_THROW(t.reshape_view({5, -1}), ShapeError);
   EXPECT_THROW(t.reshape_view({-2, 12}), ShapeError);
@@ -348,7 +341,7 @@ TEST(ReshapeView, BroadcastRank0AndUnit) {
   EXPECT_TRUE(r.read_only());
   EXPECT_EQ(r.strides(), (Dims{0, 0}));
   EXPECT_EQ(values(r), (std::vector<double>{2, 2, 2, 2}));
-  Tensor bb = iota({3}).broadcast_view({3, 4});  // strides {1, 0}
+  Tensor bb = iota_f64({3}).broadcast_view({3, 4});  // strides {1, 0}
   EXPECT_THROW(bb.reshape_view({12}), ArgumentError);
   expect_reshape_view(bb, {3, 2, 2}, "split the broadcast axis");
   EXPECT_EQ(bb.reshape_view({3, 2, 2}).strides(), (Dims{1, 0, 0}));
@@ -368,7 +361,7 @@ TEST(ReshapeView, BroadcastRank0AndUnit) {
 // ------------------------------------------------------------------ broadcast
 
 TEST(BroadcastView, FirstAxisAlignedRule) {
-  Tensor v = iota({3});
+  Tensor v = iota_f64({3});
   Tensor a = v.broadcast_view({3, 4});
   EXPECT_EQ(a.shape(), (Shape{3, 4}));
   EXPECT_EQ(a.strides(), (Dims{1, 0}));
@@ -376,13 +369,13 @@ TEST(BroadcastView, FirstAxisAlignedRule) {
   EXPECT_TRUE(a.shares_storage(v));
   for_each_index(a.shape(), [&](const Dims& i) { EXPECT_EQ(a.item<double>(i.span()), v.item<double>({i[0]})); });
 
-  Tensor row = iota({1, 4});
+  Tensor row = iota_f64({1, 4});
   Tensor b = row.broadcast_view({3, 4});
   EXPECT_EQ(b.strides(), (Dims{0, 1}));
   EXPECT_TRUE(b.read_only());
   for_each_index(b.shape(), [&](const Dims& i) { EXPECT_EQ(b.item<double>(i.span()), row.item<double>({0, i[1]})); });
 
-  Tensor col = iota({2, 1});
+  Tensor col = iota_f64({2, 1});
   Tensor c = col.broadcast_view({2, 3, 5});
   EXPECT_EQ(c.strides(), (Dims{1, 0, 0}));
   for_each_index(c.shape(), [&](const Dims& i) { EXPECT_EQ(c.item<double>(i.span()), col.item<double>({i[0], 0})); });
@@ -392,7 +385,7 @@ TEST(BroadcastView, FirstAxisAlignedRule) {
   EXPECT_EQ(values(s), std::vector<double>(6, 4.0));
 
   // Broadcasting a strided view keeps its strides on the kept axes.
-  Tensor rev = iota({3}).slice_view(0, kEnd, kEnd, -1);
+  Tensor rev = iota_f64({3}).slice_view(0, kEnd, kEnd, -1);
   Tensor d = rev.broadcast_view({3, 2});
   EXPECT_EQ(d.strides(), (Dims{-1, 0}));
   EXPECT_EQ(d.item<double>({0, 1}), 2.0);
@@ -403,13 +396,13 @@ TEST(BroadcastView, FirstAxisAlignedRule) {
 }
 
 TEST(BroadcastView, Errors) {
-  Tensor v = iota({3});
+  Tensor v = iota_f64({3});
   EXPECT_THROW(v.broadcast_view({4, 3}), ShapeError) << "axes align at the first axis";
   EXPECT_THROW(v.broadcast_view({2}), ShapeError);
   EXPECT_THROW(v.broadcast_view({}), ShapeError) << "lower rank target";
-  EXPECT_THROW(iota({3, 4}).broadcast_view({3}), ShapeError) << "lower rank target";
-  EXPECT_THROW(iota({3, 4}).broadcast_view({3, 1}), ShapeError);
-  EXPECT_THROW(iota({1, 4}).broadcast_view({3, 4, 0, -1}), ShapeError);
+  EXPECT_THROW(iota_f64({3, 4}).broadcast_view({3}), ShapeError) << "lower rank target";
+  EXPECT_THROW(iota_f64({3, 4}).broadcast_view({3, 1}), ShapeError);
+  EXPECT_THROW(iota_f64({1, 4}).broadcast_view({3, 4, 0, -1}), ShapeError);
   try {
     v.broadcast_view({4, 3});
     ADD_FAILURE() << "no ShapeError";
@@ -419,7 +412,7 @@ TEST(BroadcastView, Errors) {
 }
 
 TEST(BroadcastView, WithoutStretchingStaysWritable) {
-  Tensor v = iota({3});
+  Tensor v = iota_f64({3});
   Tensor a = v.broadcast_view({3});
   EXPECT_FALSE(a.read_only());
   Tensor b = v.broadcast_view({3, 1, 1});
@@ -497,7 +490,7 @@ TEST(RealImagView, ReadOnlyAndErrors) {
 // ------------------------------------------------------------------ as_strided
 
 TEST(AsStridedView, ElementsAndOffsets) {
-  Tensor base = iota({10});
+  Tensor base = iota_f64({10});
   Tensor a = base.as_strided_view(Dims{2, 2}, Dims{2, 4}, 1);
   EXPECT_EQ(a.shape(), (Shape{2, 2}));
   EXPECT_EQ(a.strides(), (Dims{2, 4}));
@@ -524,7 +517,7 @@ TEST(AsStridedView, ElementsAndOffsets) {
 }
 
 TEST(AsStridedView, BoundsChecking) {
-  Tensor base = iota({10});
+  Tensor base = iota_f64({10});
   EXPECT_THROW(base.as_strided_view(Dims{5}, Dims{2}, 2), IndexError);   // reaches 10
   EXPECT_THROW(base.as_strided_view(Dims{11}, Dims{1}, 0), IndexError);
   EXPECT_THROW(base.as_strided_view(Dims{1}, Dims{1}, 10), IndexError);
@@ -541,7 +534,7 @@ TEST(AsStridedView, BoundsChecking) {
   EXPECT_THROW(base.as_strided_view(Dims{2, 2}, Dims{1}, 0), RankError);
   EXPECT_THROW(base.as_strided_view(Dims{-1}, Dims{1}, 0), ShapeError);
   // The bound is the storage the tensor asked for, not the block's size class.
-  Tensor nine = iota({9});  // 72 bytes in an 80-byte class
+  Tensor nine = iota_f64({9});  // 72 bytes in an 80-byte class
   EXPECT_NO_THROW(nine.as_strided_view(Dims{1}, Dims{1}, 8));
   EXPECT_THROW(nine.as_strided_view(Dims{1}, Dims{1}, 9), IndexError);
   // Counted in elements of the view's dtype: a real view of c128 storage has 2n slots.
@@ -557,7 +550,7 @@ TEST(AsStridedView, BoundsChecking) {
 }
 
 TEST(AsStridedView, ZeroStrideIsReadOnly) {
-  Tensor base = iota({10});
+  Tensor base = iota_f64({10});
   Tensor z = base.as_strided_view(Dims{4}, Dims{0}, 2);
   EXPECT_TRUE(z.read_only());
   EXPECT_EQ(values(z), std::vector<double>(4, 2.0));

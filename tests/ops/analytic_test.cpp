@@ -4,29 +4,25 @@
 // each function is well defined; special values; accuracy of expm1/log1p near zero and
 // of sigmoid for large |x|; integer/bool/complex-erf inputs are DTypeErrors; the
 // parallel path gives the single-thread result bit for bit.
-#include <gmock/gmock.h>
-
-#include <cxxabi.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <limits>
-#include <memory>
 #include <numbers>
 #include <sstream>
-#include <typeinfo>
 
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
 namespace tenferro::analytic_test {
 namespace {
 
+using testing::expect_error;
 using testing::for_each_index;
 using testing::kAllLayouts;
 using testing::kInexactDTypes;
 using testing::Layout;
 using testing::layout_name;
+using testing::near;
 using testing::random_layout;
 using testing::random_tensor;
 
@@ -34,34 +30,6 @@ using cd = std::complex<double>;
 const double kPi = std::numbers::pi;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
-
-std::string demangle(const char* n) {
-  int st = 0;
-  std::unique_ptr<char, void (*)(void*)> p(abi::__cxa_demangle(n, nullptr, nullptr, &st), std::free);
-  return st == 0 && p ? std::string(p.get()) : std::string(n);
-}
-
-template <class E, class F> void expect_error(F&& f, const std::string& prefix) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    if (typeid(e) != typeid(E)) {
-      ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", got " << demangle(typeid(e).name()) << ": " << e.what();
-      return;
-    }
-    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith(prefix + ": "));
-    return;
-  }
-  ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", nothing was thrown";
-}
-
-/// |a - b| <= tol (1 + |b|) on the complex magnitude; NaN/inf parts as testing::close.
-bool near(cd a, cd b, double tol) {
-  if (std::isnan(a.real()) || std::isnan(a.imag()) || std::isnan(b.real()) || std::isnan(b.imag()) || std::isinf(a.real()) ||
-      std::isinf(a.imag()) || std::isinf(b.real()) || std::isinf(b.imag()))
-    return testing::close(a, b, tol);
-  return std::abs(a - b) <= tol * (1 + std::abs(b));
-}
 
 /// Relative closeness (for values near zero, where tol (1 + |b|) would say nothing).
 bool rel_close(double a, double b, double tol) { return std::abs(a - b) <= tol * std::abs(b); }

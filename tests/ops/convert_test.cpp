@@ -4,121 +4,32 @@
 // views vs copies.
 #include <gmock/gmock.h>
 
-#include <cxxabi.h>
-
-#include <cstdlib>
 #include <limits>
-#include <memory>
-#include <sstream>
-#include <typeinfo>
 
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
 namespace tenferro::convert_test {
 namespace {
 
+using testing::copy_elem;
+using testing::expect_error;
 using testing::for_each_index;
+using testing::identical;
 using testing::kAllDTypes;
 using testing::kAllLayouts;
 using testing::Layout;
 using testing::layout_name;
 using testing::random_layout;
 using testing::random_tensor;
+using testing::show;
+using testing::with_layout;
 
 using cd = std::complex<double>;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 const float kNaNf = std::numeric_limits<float>::quiet_NaN();
 const float kInff = std::numeric_limits<float>::infinity();
-
-std::string demangle(const char* n) {
-  int st = 0;
-  std::unique_ptr<char, void (*)(void*)> p(abi::__cxa_demangle(n, nullptr, nullptr, &st), std::free);
-  return st == 0 && p ? std::string(p.get()) : std::string(n);
-}
-
-/// Expects f() to throw exactly E with a message starting with "<prefix>: "; returns what().
-template <class E, class F> std::string expect_error(F&& f, const std::string& prefix) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    if (typeid(e) != typeid(E)) {
-      ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", got " << demangle(typeid(e).name()) << ": " << e.what();
-      return e.what();
-    }
-    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith(prefix + ": "));
-    return e.what();
-  }
-  ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", nothing was thrown";
-  return {};
-}
-
-template <class T> bool identical(T a, T b) {
-  if constexpr (is_complex_v<T>) return identical(a.real(), b.real()) && identical(a.imag(), b.imag());
-  else if constexpr (std::is_floating_point_v<T>) return (std::isnan(a) && std::isnan(b)) || a == b;
-  else return a == b;
-}
-
-template <class V> std::string show(V v) {
-  std::ostringstream os;
-  os.precision(17);
-  if constexpr (std::is_same_v<V, bool>) os << (v ? "true" : "false");
-  else if constexpr (std::is_integral_v<V>) os << static_cast<long long>(v);
-  else os << v;
-  return os.str();
-}
-
-void copy_elem(const Tensor& dst, const Dims& di, const Tensor& src, const Dims& si) {
-  visit_dtype("copy_elem", src.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    dst.set<T>(di.span(), src.item<T>(si.span()));
-  });
-}
-
-/// The logical values of compact `c` in `layout` (broadcast: the first slice of the
-/// first axis > 1, stretched).
-Tensor with_layout(const Tensor& c, Layout layout) {
-  const Shape shape = c.shape();
-  const int r = shape.size();
-  switch (layout) {
-    case Layout::contiguous: return c;
-    case Layout::transposed: {
-      Shape rev(r, 0);
-      Dims perm(r, 0);
-      for (int i = 0; i < r; ++i) rev[i] = shape[r - 1 - i], perm[i] = r - 1 - i;
-      const Tensor base = Tensor::empty(rev.span(), c.dtype());
-      for_each_index(shape, [&](const Dims& idx) {
-        Dims ri(r, 0);
-        for (int i = 0; i < r; ++i) ri[i] = idx[r - 1 - i];
-        copy_elem(base, ri, c, idx);
-      });
-      return base.permute_view(perm);
-    }
-    case Layout::negative_stride: {
-      const Tensor base = Tensor::empty(shape.span(), c.dtype());
-      for_each_index(shape, [&](const Dims& idx) {
-        Dims fi(r, 0);
-        for (int i = 0; i < r; ++i) fi[i] = shape[i] - 1 - idx[i];
-        copy_elem(base, fi, c, idx);
-      });
-      Tensor t = base;
-      for (int i = 0; i < r; ++i) t = t.slice_view(i, Tensor::kSliceEnd, Tensor::kSliceEnd, -1);
-      return t;
-    }
-    case Layout::broadcast: {
-      int ax = -1;
-      for (int i = 0; i < r && ax < 0; ++i)
-        if (shape[i] > 1) ax = i;
-      if (ax < 0) return c;
-      Shape bs = shape;
-      bs[ax] = 1;
-      const Tensor base = Tensor::empty(bs.span(), c.dtype());
-      for_each_index(bs, [&](const Dims& idx) { copy_elem(base, idx, c, idx); });
-      return base.broadcast_view(shape.span());
-    }
-  }
-  return {};
-}
 
 /// A [n, 2] tensor holding `v` in column 0 and `v` reversed in column 1.
 template <class T> Tensor two_columns(const std::vector<T>& v) {

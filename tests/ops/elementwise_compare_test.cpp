@@ -1,53 +1,32 @@
 // compare (eq ne lt le gt ge), select and clamp against a plain reference loop: every
 // dtype, every layout of each operand, shapes of rank 0..3, zero extents and
 // broadcasting, scalar operands, NaN, and the dtype rules (complex only eq/ne; bool pred).
-#include <gmock/gmock.h>
-
-#include <cxxabi.h>
-
-#include <cstdlib>
 #include <limits>
-#include <memory>
-#include <sstream>
-#include <typeinfo>
 
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
 namespace tenferro::ew_compare_test {
 namespace {
 
+using testing::convert_elem;
+using testing::expect_error;
 using testing::for_each_index;
+using testing::identical;
 using testing::kAllDTypes;
 using testing::kAllLayouts;
 using testing::Layout;
 using testing::layout_name;
+using testing::operand_value;
 using testing::random_layout;
+using testing::read_as;
+using testing::show;
+using testing::with_layout;
 
 using cd = std::complex<double>;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---------------------------------------------------------------- helpers
-
-std::string demangle(const char* n) {
-  int st = 0;
-  std::unique_ptr<char, void (*)(void*)> p(abi::__cxa_demangle(n, nullptr, nullptr, &st), std::free);
-  return st == 0 && p ? std::string(p.get()) : std::string(n);
-}
-
-/// Expects f() to throw exactly E with a message starting with "<prefix>: ".
-template <class E, class F> void expect_error(F&& f, const std::string& prefix) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    if (typeid(e) != typeid(E)) {
-      ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", got " << demangle(typeid(e).name()) << ": " << e.what();
-      return;
-    }
-    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith(prefix + ": "));
-    return;
-  }
-  ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", nothing was thrown";
-}
 
 Shape broadcast(std::initializer_list<const Shape*> shapes) {
   int r = 0;
@@ -57,57 +36,6 @@ Shape broadcast(std::initializer_list<const Shape*> shapes) {
     for (int i = 0; i < s->size(); ++i)
       if ((*s)[i] != 1) o[i] = (*s)[i];
   return o;
-}
-
-Dims operand_index(const Tensor& t, const Dims& idx) {
-  Dims r(t.rank(), 0);
-  for (int i = 0; i < t.rank(); ++i) r[i] = t.extent(i) == 1 ? 0 : idx[i];
-  return r;
-}
-
-template <class T, class U> T convert_elem(U u) {
-  if constexpr (std::is_same_v<T, U>) {
-    return u;
-  } else if constexpr (is_complex_v<T>) {
-    using R = typename T::value_type;
-    if constexpr (is_complex_v<U>) return T(static_cast<R>(u.real()), static_cast<R>(u.imag()));
-    else return T(static_cast<R>(u), R(0));
-  } else if constexpr (is_complex_v<U>) {
-    return convert_elem<T>(u.real());
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return u != U(0);
-  } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<U>) {
-    return std::isnan(u) ? T(0) : static_cast<T>(u);
-  } else {
-    return static_cast<T>(u);
-  }
-}
-
-template <class T> T read_as(const Tensor& t, const Dims& idx) {
-  return visit_dtype("read_as", t.dtype(), [&](auto tag) -> T {
-    using U = typename decltype(tag)::type;
-    return convert_elem<T>(t.item<U>(idx.span()));
-  });
-}
-
-template <class T> T operand_value(const Operand& o, const Dims& idx) {
-  if (o.is_tensor()) return read_as<T>(o.tensor(), operand_index(o.tensor(), idx));
-  return o.scalar().to<T>();
-}
-
-template <class V> std::string show(V v) {
-  std::ostringstream os;
-  os.precision(17);
-  if constexpr (std::is_same_v<V, bool>) os << (v ? "true" : "false");
-  else if constexpr (std::is_integral_v<V>) os << static_cast<long long>(v);
-  else os << v;
-  return os.str();
-}
-
-template <class T> bool identical(T a, T b) {
-  if constexpr (is_complex_v<T>) return identical(a.real(), b.real()) && identical(a.imag(), b.imag());
-  else if constexpr (std::is_floating_point_v<T>) return (std::isnan(a) && std::isnan(b)) || a == b;
-  else return a == b;
 }
 
 /// Checks every element of `r` (dtype T) against ref(idx) exactly (these ops do no
@@ -125,59 +53,6 @@ template <class T, class Ref, class Skip> void expect_elements(const Tensor& r, 
 }
 template <class T, class Ref> void expect_elements(const Tensor& r, Ref&& ref) {
   expect_elements<T>(r, ref, [](const Dims&) { return false; });
-}
-
-/// Copies element values of `src` into `dst` at mapped indices (same dtype).
-void copy_elem(const Tensor& dst, const Dims& di, const Tensor& src, const Dims& si) {
-  visit_dtype("copy_elem", src.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    dst.set<T>(di.span(), src.item<T>(si.span()));
-  });
-}
-
-/// The logical values of compact `c` in `layout` (for broadcast: the first slice of the
-/// first axis > 1, stretched; the reference reads through the view, so it sees those).
-Tensor with_layout(const Tensor& c, Layout layout) {
-  const Shape shape = c.shape();
-  const int r = shape.size();
-  switch (layout) {
-    case Layout::contiguous: return c;
-    case Layout::transposed: {
-      Shape rev(r, 0);
-      Dims perm(r, 0);
-      for (int i = 0; i < r; ++i) rev[i] = shape[r - 1 - i], perm[i] = r - 1 - i;
-      const Tensor base = Tensor::empty(rev.span(), c.dtype());
-      for_each_index(shape, [&](const Dims& idx) {
-        Dims ri(r, 0);
-        for (int i = 0; i < r; ++i) ri[i] = idx[r - 1 - i];
-        copy_elem(base, ri, c, idx);
-      });
-      return base.permute_view(perm);
-    }
-    case Layout::negative_stride: {
-      const Tensor base = Tensor::empty(shape.span(), c.dtype());
-      for_each_index(shape, [&](const Dims& idx) {
-        Dims fi(r, 0);
-        for (int i = 0; i < r; ++i) fi[i] = shape[i] - 1 - idx[i];
-        copy_elem(base, fi, c, idx);
-      });
-      Tensor t = base;
-      for (int i = 0; i < r; ++i) t = t.slice_view(i, Tensor::kSliceEnd, Tensor::kSliceEnd, -1);
-      return t;
-    }
-    case Layout::broadcast: {
-      int ax = -1;
-      for (int i = 0; i < r && ax < 0; ++i)
-        if (shape[i] > 1) ax = i;
-      if (ax < 0) return c;
-      Shape bs = shape;
-      bs[ax] = 1;
-      const Tensor base = Tensor::empty(bs.span(), c.dtype());
-      for_each_index(bs, [&](const Dims& idx) { copy_elem(base, idx, c, idx); });
-      return base.broadcast_view(shape.span());
-    }
-  }
-  return {};
 }
 
 /// A compact tensor with elements drawn from `pool` (converted to the dtype).

@@ -3,23 +3,18 @@
 // (out identical to an input), partial overlap, and every bad-input class with the exact
 // error type, the op name leading the message, and the output untouched; session misuse
 // (closed session, foreign thread).
-#include <gmock/gmock.h>
-
-#include <cxxabi.h>
-
-#include <cstdlib>
 #include <functional>
 #include <limits>
-#include <memory>
-#include <sstream>
 #include <thread>
-#include <typeinfo>
 
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
 namespace tenferro::ew_into_test {
 namespace {
 
+using testing::expect_error;
+using testing::expect_session_error;
 using testing::for_each_index;
 using testing::kAllLayouts;
 using testing::Layout;
@@ -27,43 +22,6 @@ using testing::layout_name;
 using testing::random_layout;
 using testing::random_tensor;
 using testing::snapshot;
-
-std::string demangle(const char* n) {
-  int st = 0;
-  std::unique_ptr<char, void (*)(void*)> p(abi::__cxa_demangle(n, nullptr, nullptr, &st), std::free);
-  return st == 0 && p ? std::string(p.get()) : std::string(n);
-}
-
-/// Expects f() to throw exactly E with a message starting with "<prefix>: ".
-template <class E, class F> void expect_error(F&& f, const std::string& prefix) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    if (typeid(e) != typeid(E)) {
-      ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", got " << demangle(typeid(e).name()) << ": " << e.what();
-      return;
-    }
-    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith(prefix + ": "));
-    return;
-  }
-  ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", nothing was thrown";
-}
-
-/// Runs f (possibly on another thread) and returns the SessionEntryError kind it threw,
-/// or records a failure.
-template <class F> void expect_session_error(F&& f, SessionEntryKind kind, const std::string& prefix) {
-  try {
-    f();
-  } catch (const SessionEntryError& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith(prefix + ": "));
-    return;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected SessionEntryError, got " << demangle(typeid(e).name()) << ": " << e.what();
-    return;
-  }
-  ADD_FAILURE() << "expected SessionEntryError, nothing was thrown";
-}
 
 using Ins = std::vector<Tensor>;
 

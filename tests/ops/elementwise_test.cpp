@@ -3,70 +3,33 @@
 // shapes of rank 0..3, zero extents and broadcasting; weak scalars on either side; the
 // promotion table; integer semantics (wrapping, truncation, zero divisors, negative
 // exponents); float special values; operator sugar; the parallel path.
-#include <gmock/gmock.h>
-
-#include <cxxabi.h>
-
-#include <cstdlib>
 #include <limits>
-#include <memory>
-#include <sstream>
-#include <typeinfo>
 
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
 namespace tenferro::ew_test {
 namespace {
 
+using testing::convert_elem;
+using testing::expect_error;
+using testing::expect_session_error;
 using testing::for_each_index;
 using testing::kAllDTypes;
 using testing::kAllLayouts;
 using testing::Layout;
 using testing::layout_name;
+using testing::near;
+using testing::operand_value;
 using testing::random_layout;
 using testing::random_tensor;
+using testing::show;
 
 using cd = std::complex<double>;
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
 // ---------------------------------------------------------------- helpers
-
-std::string demangle(const char* n) {
-  int st = 0;
-  std::unique_ptr<char, void (*)(void*)> p(abi::__cxa_demangle(n, nullptr, nullptr, &st), std::free);
-  return st == 0 && p ? std::string(p.get()) : std::string(n);
-}
-
-/// Expects f() to throw exactly E (not a subclass, not another error) with a message
-/// starting with "<prefix>: ".
-template <class E, class F> void expect_error(F&& f, const std::string& prefix) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    if (typeid(e) != typeid(E)) {
-      ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", got " << demangle(typeid(e).name()) << ": " << e.what();
-      return;
-    }
-    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith(prefix + ": "));
-    return;
-  }
-  ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", nothing was thrown";
-}
-
-/// Expects SessionEntryError of `kind`.
-template <class F> void expect_session_error(F&& f, SessionEntryKind kind) {
-  try {
-    f();
-  } catch (const SessionEntryError& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected SessionEntryError, got " << demangle(typeid(e).name()) << ": " << e.what();
-    return;
-  }
-  ADD_FAILURE() << "expected SessionEntryError, nothing was thrown";
-}
 
 /// Result shape under tenferro's rule (align at the first axis, missing trailing axes = 1).
 Shape broadcast(const Shape& a, const Shape& b) {
@@ -79,58 +42,12 @@ Shape broadcast(const Shape& a, const Shape& b) {
   return o;
 }
 
-/// Index into an operand of `t`'s shape for result index `idx` (extent-1 and missing axes stretch).
-Dims operand_index(const Tensor& t, const Dims& idx) {
-  Dims r(t.rank(), 0);
-  for (int i = 0; i < t.rank(); ++i) r[i] = t.extent(i) == 1 ? 0 : idx[i];
-  return r;
-}
-
-template <class T, class U> T convert_elem(U u) {
-  if constexpr (std::is_same_v<T, U>) {
-    return u;
-  } else if constexpr (is_complex_v<T>) {
-    using R = typename T::value_type;
-    if constexpr (is_complex_v<U>) return T(static_cast<R>(u.real()), static_cast<R>(u.imag()));
-    else return T(static_cast<R>(u), R(0));
-  } else if constexpr (is_complex_v<U>) {
-    return static_cast<T>(u.real());
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return u != U(0);
-  } else {
-    return static_cast<T>(u);
-  }
-}
-
-/// Element `idx` of `t` converted to T (the promotion the op performs).
-template <class T> T read_as(const Tensor& t, const Dims& idx) {
-  return visit_dtype("read_as", t.dtype(), [&](auto tag) -> T {
-    using U = typename decltype(tag)::type;
-    return convert_elem<T>(t.item<U>(idx.span()));
-  });
-}
-
 /// Writes `v` (converted) into element `idx` of `t`.
 void set_elem(const Tensor& t, const Dims& idx, double v) {
   visit_dtype("set_elem", t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     t.set<T>(idx.span(), convert_elem<T>(v));
   });
-}
-
-/// Value of operand `o` at result index `idx`, in the compute type T.
-template <class T> T operand_value(const Operand& o, const Dims& idx) {
-  if (o.is_tensor()) return read_as<T>(o.tensor(), operand_index(o.tensor(), idx));
-  return o.scalar().to<T>();
-}
-
-/// |a - b| <= tol (1 + |b|) on the complex magnitude (complex rounding errors scale with
-/// |z|, not with each part); NaN/inf parts as testing::close.
-bool near(cd a, cd b, double tol) {
-  if (std::isnan(a.real()) || std::isnan(a.imag()) || std::isnan(b.real()) || std::isnan(b.imag()) || std::isinf(a.real()) ||
-      std::isinf(a.imag()) || std::isinf(b.real()) || std::isinf(b.imag()))
-    return testing::close(a, b, tol);
-  return std::abs(a - b) <= tol * (1 + std::abs(b));
 }
 
 /// What the reference produces for compute type T: exact T for integers and bool,
@@ -142,15 +59,6 @@ template <class T> bool same_value(T got, want_t<T> want, double tol) {
   if constexpr (is_complex_v<T>) return near(cd(got.real(), got.imag()), want, tol);
   else if constexpr (std::is_floating_point_v<T>) return testing::close(cd(got, 0), cd(want, 0), tol);
   else return got == want;
-}
-
-template <class V> std::string show(V v) {
-  std::ostringstream os;
-  os.precision(17);
-  if constexpr (std::is_same_v<V, bool>) os << (v ? "true" : "false");
-  else if constexpr (std::is_integral_v<V>) os << static_cast<long long>(v);
-  else os << v;
-  return os.str();
 }
 
 /// Checks every element of `r` (dtype T) against ref(idx); reports the count and the

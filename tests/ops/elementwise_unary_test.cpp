@@ -2,60 +2,29 @@
 // loop: every numeric dtype x every layout x shapes of rank 0..3 and zero extents; output
 // dtypes (abs/real/imag/angle of complex are real, angle of integers is f64); special
 // values (NaN, infinities, signed zeros, INT_MIN); bool is a DTypeError.
-#include <gmock/gmock.h>
-
-#include <cxxabi.h>
-
-#include <cstdlib>
 #include <limits>
-#include <memory>
 #include <numbers>
 #include <sstream>
-#include <typeinfo>
 
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
 namespace tenferro::ew_unary_test {
 namespace {
 
+using testing::expect_error;
 using testing::for_each_index;
 using testing::kAllLayouts;
 using testing::kNumericDTypes;
 using testing::Layout;
 using testing::layout_name;
+using testing::near;
 using testing::random_layout;
 
 using cd = std::complex<double>;
 const double kPi = std::numbers::pi;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
-
-std::string demangle(const char* n) {
-  int st = 0;
-  std::unique_ptr<char, void (*)(void*)> p(abi::__cxa_demangle(n, nullptr, nullptr, &st), std::free);
-  return st == 0 && p ? std::string(p.get()) : std::string(n);
-}
-
-template <class E, class F> void expect_error(F&& f, const std::string& prefix) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    if (typeid(e) != typeid(E)) {
-      ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", got " << demangle(typeid(e).name()) << ": " << e.what();
-      return;
-    }
-    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith(prefix + ": "));
-    return;
-  }
-  ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", nothing was thrown";
-}
-
-bool near(cd a, cd b, double tol) {
-  if (std::isnan(a.real()) || std::isnan(a.imag()) || std::isnan(b.real()) || std::isnan(b.imag()) || std::isinf(a.real()) ||
-      std::isinf(a.imag()) || std::isinf(b.real()) || std::isinf(b.imag()))
-    return testing::close(a, b, tol);
-  return std::abs(a - b) <= tol * (1 + std::abs(b));
-}
 
 template <class T> std::int64_t as_int(T v) {
   if constexpr (std::is_integral_v<T>) return static_cast<std::int64_t>(v);

@@ -8,59 +8,33 @@
 // untouched; zero extents.
 #include <gmock/gmock.h>
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
-#include <memory>
 #include <numeric>
-#include <typeinfo>
 
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
 namespace tenferro::gather_scatter_test {
 namespace {
 
+using testing::expect_error;
 using testing::expect_untouched;
 using testing::for_each_index;
 using testing::kAllDTypes;
 using testing::kAllLayouts;
 using testing::Layout;
 using testing::layout_name;
+using testing::out_view;
 using testing::random_layout;
 using testing::random_tensor;
 using testing::snapshot;
+using testing::strided;
+using testing::uniform;
 using testing::value_at;
 using cd = std::complex<double>;
 using C = ScatterCombiner;
-
-std::string demangle(const char* n) {
-  int st = 0;
-  std::unique_ptr<char, void (*)(void*)> p(abi::__cxa_demangle(n, nullptr, nullptr, &st), std::free);
-  return st == 0 && p ? std::string(p.get()) : std::string(n);
-}
-
-/// Expects f() to throw exactly E with a message starting with "<prefix>: "; returns what().
-template <class E, class F> std::string expect_error(F&& f, const std::string& prefix) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    if (typeid(e) != typeid(E)) {
-      ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", got " << demangle(typeid(e).name()) << ": " << e.what();
-      return e.what();
-    }
-    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith(prefix + ": "));
-    return e.what();
-  }
-  ADD_FAILURE() << "expected " << demangle(typeid(E).name()) << ", nothing was thrown";
-  return {};
-}
-
-std::int64_t uniform(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-}
 
 /// k distinct values of [0, n), sorted.
 Dims sorted_subset(std::mt19937_64& rng, std::int64_t n, std::int64_t k) {
@@ -73,26 +47,6 @@ Dims sorted_subset(std::mt19937_64& rng, std::int64_t n, std::int64_t k) {
 }
 
 bool has(const Dims& d, std::int64_t v) { return std::find(d.begin(), d.end(), v) != d.end(); }
-
-/// A writable output of `shape` with random values: 0 compact, 1 transposed,
-/// 2 negative strides, 3 every other element of a larger buffer.
-Tensor out_view(std::mt19937_64& rng, const Shape& shape, DType dt, int variant) {
-  switch (variant % 4) {
-    case 1: return random_layout(rng, shape, dt, Layout::transposed);
-    case 2: return random_layout(rng, shape, dt, Layout::negative_stride);
-    case 3: {
-      Shape big = shape;
-      for (int i = 0; i < shape.size(); ++i) big[i] = 2 * shape[i] + 1;
-      Tensor t = random_tensor(rng, big, dt);
-      for (int i = 0; i < shape.size(); ++i) t = t.slice_view(i, 1, Tensor::kSliceEnd, 2);
-      return t;
-    }
-    default: return random_tensor(rng, shape, dt);
-  }
-}
-
-/// A view of t's storage (braced shape and strides).
-Tensor strided(const Tensor& t, const Dims& shape, const Dims& strides, std::int64_t offset) { return t.as_strided_view(shape, strides, offset); }
 
 std::int64_t index_at(const Tensor& t, const Dims& i) { return static_cast<std::int64_t>(value_at(t, i).real()); }
 

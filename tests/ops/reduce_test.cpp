@@ -3,49 +3,15 @@
 // and the `_into` forms; strided outputs; wrapping, NaN and tie rules; every validation
 // error with the output untouched; determinism across thread counts; no heap allocation
 // in the `_into` forms inside a held session.
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <new>
 #include <optional>
 #include <set>
-#include <typeinfo>
 
 #include "cpu/context.hpp"
+#include "support/alloc_counter.hpp"
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
-
-// ---------------------------------------------------------------- counting allocator
-// Global operator new/delete replaced for this executable; counting is switched on only
-// around the calls under test.
-namespace {
-std::atomic<bool> g_count_allocs{false};
-std::atomic<long> g_allocs{0};
-void* counted_alloc(std::size_t n, std::size_t align) {
-  if (g_count_allocs.load(std::memory_order_relaxed)) g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (n == 0) n = 1;
-  void* p = nullptr;
-  if (align <= alignof(std::max_align_t)) p = std::malloc(n);
-  else if (posix_memalign(&p, align, n) != 0) p = nullptr;
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-// Out of line: once inlined into operator delete, GCC pairs the free() with the
-// operator new of the caller and warns (-Wmismatched-new-delete).
-[[gnu::noinline]] void counted_free(void* p) noexcept { std::free(p); }
-}  // namespace
-void* operator new(std::size_t n) { return counted_alloc(n, alignof(std::max_align_t)); }
-void* operator new[](std::size_t n) { return counted_alloc(n, alignof(std::max_align_t)); }
-void* operator new(std::size_t n, std::align_val_t a) { return counted_alloc(n, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t n, std::align_val_t a) { return counted_alloc(n, static_cast<std::size_t>(a)); }
-void operator delete(void* p) noexcept { counted_free(p); }
-void operator delete[](void* p) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
 
 namespace tenferro::testing {
 namespace {
@@ -475,19 +441,6 @@ TEST(ReduceInto, StridedOutputViewOnlyTouchesItsElements) {
 
 // ---------------------------------------------------------------- errors
 
-/// Runs f, expects exactly E with a message starting "<op>: ".
-template <class E, class F> void expect_error(F&& f, const std::string& op) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception, expected " << typeid(E).name();
-  } catch (const E& e) {
-    EXPECT_EQ(typeid(e), typeid(E)) << e.what();
-    EXPECT_EQ(std::string(e.what()).rfind(op + ": ", 0), 0u) << e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception (" << typeid(e).name() << "): " << e.what();
-  }
-}
-
 TEST(ReduceErrors, EveryBadInputLeavesOutputUntouched) {
   CpuBackend backend;
   auto s = backend.open_session();
@@ -577,12 +530,6 @@ TEST(ReduceErrors, ClosedSessionIsRefused) {
 
 // ---------------------------------------------------------------- parallel determinism
 
-/// Bytes of a result (allocating forms return compact tensors).
-std::vector<unsigned char> bytes_of(const Tensor& t) {
-  const auto* p = static_cast<const unsigned char*>(t.data());
-  return std::vector<unsigned char>(p, p + t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype())));
-}
-
 TEST(ReduceParallel, ResultsDoNotDependOnThreadCount) {
   CpuBackend one(CpuBackendOptions{.num_threads = 1, .cpus = {}});
   CpuBackend two(CpuBackendOptions{.num_threads = 2, .cpus = {}});
@@ -666,11 +613,7 @@ TEST(ReduceAlloc, IntoFormsDoNotHeapAllocateInHeldSession) {
   };
   run();  // warm the pool
   const auto misses = s.pool_stats().misses;
-  g_allocs = 0;
-  g_count_allocs = true;
-  run();
-  g_count_allocs = false;
-  EXPECT_EQ(g_allocs.load(), 0);
+  EXPECT_NO_ALLOCATION(run());  // runs once more to warm up, then counts a run
   EXPECT_EQ(s.pool_stats().misses, misses);
 }
 

@@ -1,0 +1,139 @@
+// Einsum execution: leaf views and pre-sums, then the pairwise steps, the last one
+// writing into the result (or the caller's buffer) through a permuted view.
+//
+// Note [Einsum intermediates]
+// Nodes live in a thread-local vector of tensors reused across calls. Intermediates are
+// allocated by the ops themselves (dot_general, mul, sum) from the session's buffer
+// pool and dropped as soon as a step has consumed them, so a block goes back to the
+// pool at its last use and the next step can reuse it. The guard clears every node on
+// exit, errors included, so no block outlives the call.
+#include "cpu/op_common.hpp"
+#include "tenferro/error.hpp"
+#include "einsum/program.hpp"
+#include "tenferro/dot.hpp"
+#include "tenferro/ops.hpp"
+
+namespace tenferro::detail::einsum {
+namespace {
+
+constexpr std::string_view kOp = "einsum";
+
+/// The view of operand `t` with one axis per distinct label (diagonals for repeated
+/// labels, stretched ellipsis axes dropped).
+Tensor leaf_view(const Tensor& t, const LeafPrep& lp) {
+  if (!lp.needs_view) return t;
+  Dims shape(lp.labels.size(), 0), strides(lp.labels.size(), 0);
+  for (int a = 0; a < lp.axis_to_label.size(); ++a) {
+    const std::int64_t j = lp.axis_to_label[a];
+    if (j < 0) continue;
+    shape[static_cast<int>(j)] = t.extent(a);
+    strides[static_cast<int>(j)] += t.stride(a);
+  }
+  return t.as_strided_view(shape, strides, t.offset());
+}
+
+/// `t` seen with the step's result shape: its axes placed by `axis_of`, stride 0 where
+/// it has no axis (a read-only broadcast view).
+Tensor broadcast_to_step(const Tensor& t, const Step& st, const Dims& axis_of) {
+  bool identity = axis_of.size() == t.rank();
+  for (int r = 0; r < axis_of.size() && identity; ++r) identity = axis_of[r] == r;
+  if (identity) return t;
+  Dims strides(st.shape.size(), 0);
+  for (int r = 0; r < axis_of.size(); ++r)
+    if (axis_of[r] >= 0) strides[r] = t.stride(static_cast<int>(axis_of[r]));
+  return t.as_strided_view(st.shape, strides, t.offset());
+}
+
+/// Clears the owned nodes on exit, errors included (Note [Einsum intermediates]).
+struct NodeGuard {
+  std::vector<Tensor>& owned;
+  ~NodeGuard() {
+    for (Tensor& t : owned) t = Tensor();
+  }
+};
+
+/// Runs f; validation errors of the op it calls are re-raised as einsum's, same type.
+template <class F> void as_einsum_errors(F&& f) {
+  try {
+    f();
+  } catch (const ShapeError& e) {
+    throw ShapeError(kOp, e.what());
+  } catch (const DTypeError& e) {
+    throw DTypeError(kOp, e.what());
+  } catch (const ArgumentError& e) {
+    throw ArgumentError(kOp, e.what());
+  }
+}
+
+}  // namespace
+
+bool is_direct(const EinsumProgram& p) noexcept {
+  if (p.n != 2 || !p.steps[0].dot || !p.steps[0].out_identity) return false;
+  for (const LeafPrep& lp : p.leaves)
+    if (lp.needs_view || !lp.sum_axes.empty()) return false;
+  return true;
+}
+
+void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor* out, Tensor& result) {
+  const int n = p.n;
+  // Note [Einsum direct step]
+  // Two plain operands contracted straight into the result in its own axis order are
+  // one dot_general call, which validates `out` (shape, dtype, writable, overlap) itself;
+  // validating it here as well would double the fixed cost of the commonest einsum.
+  if (p.direct) {
+    const Step& st = p.steps[0];
+    if (out) as_einsum_errors([&] { dot_general_into(s, operands[0], operands[1], st.dims, *out); });
+    else result = dot_general(s, operands[0], operands[1], st.dims);
+    return;
+  }
+  if (out) {
+    require_output(*out, kOp, p.dtype, p.out_shape);
+    for (const Tensor& t : operands) check_overlap(*out, t, kOp, false);
+  } else {
+    result = new_output(p.out_shape, p.dtype, kOp);
+  }
+  const Tensor& o = out ? *out : result;
+  if (n == 1) {
+    const LeafPrep& lp = p.leaves[0];
+    const Tensor v = leaf_view(operands[0], lp);
+    const Tensor target = p.single_identity ? o : o.permute_view(p.single_perm);
+    if (lp.sum_axes.empty()) copy_into(s, v, target);
+    else sum_into(s, v, lp.sum_axes, target);
+    return;
+  }
+  // node[i] points at the operand itself when it needs no preparation, else at owned[i].
+  thread_local std::vector<Tensor> owned;
+  thread_local std::vector<const Tensor*> node;
+  owned.resize(static_cast<std::size_t>(2 * n - 1));
+  node.resize(static_cast<std::size_t>(2 * n - 1));
+  NodeGuard guard{owned};
+  for (int k = 0; k < n; ++k) {
+    const LeafPrep& lp = p.leaves[static_cast<std::size_t>(k)];
+    const Tensor& t = operands[static_cast<std::size_t>(k)];
+    Tensor& own = owned[static_cast<std::size_t>(k)];
+    if (lp.needs_view) own = leaf_view(t, lp);
+    if (!lp.sum_axes.empty()) own = sum(s, lp.needs_view ? own : t, lp.sum_axes);
+    node[static_cast<std::size_t>(k)] = lp.needs_view || !lp.sum_axes.empty() ? &own : &t;
+  }
+  for (int k = 0; k < n - 1; ++k) {
+    const Step& st = p.steps[static_cast<std::size_t>(k)];
+    const Tensor& A = *node[static_cast<std::size_t>(st.a)];
+    const Tensor& B = *node[static_cast<std::size_t>(st.b)];
+    Tensor& R = owned[static_cast<std::size_t>(n + k)];
+    if (st.last) {
+      const Tensor target = st.out_identity ? o : o.permute_view(st.out_perm);
+      if (st.dot) dot_general_into(s, A, B, st.dims, target);
+      else mul_into(s, broadcast_to_step(A, st, st.a_axis), broadcast_to_step(B, st, st.b_axis), target);
+    } else if (st.dot) {
+      R = dot_general(s, A, B, st.dims);
+    } else {
+      R = mul(s, broadcast_to_step(A, st, st.a_axis), broadcast_to_step(B, st, st.b_axis));
+    }
+    node[static_cast<std::size_t>(n + k)] = &R;
+    // Last use: intermediates go back to the pool (Note [Einsum intermediates]).
+    owned[static_cast<std::size_t>(st.a)] = Tensor();
+    owned[static_cast<std::size_t>(st.b)] = Tensor();
+  }
+}
+
+}  // namespace tenferro::detail::einsum

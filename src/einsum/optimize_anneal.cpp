@@ -1,0 +1,261 @@
+// The "anneal" optimizer for large networks (hundreds of tensors).
+//
+// Note [Anneal: restarts, then subtree reconfiguration]
+// Two phases, both randomized from PlanOptions::seed with splitmix64:
+//  1. Randomized greedy restarts (cotengra's hyper-greedy): each restart draws a size
+//     weight `costmod` in [0.1, 4] and a temperature log-uniform in [0.001, 1] and runs
+//     the greedy planner with Gumbel noise on its scores. The deterministic greedy tree
+//     is trial 0, so the result is never worse than greedy. A quarter of the budget.
+//  2. Subtree reconfiguration (cotengra's subtree_reconfigure; Gray & Kourtis,
+//     "Hyper-optimized tensor network contraction", Quantum 5, 410 (2021)) of the best
+//     tree: pick an internal node (half the time weighted by its flops, which aims the
+//     search at the steps that dominate the cost), grow a frontier below it to at most
+//     4–10 nodes by expanding frontier nodes (the largest or a random one), and replace
+//     the steps between the node and its frontier by the exact optimum of that small
+//     network (SubsetDp: the frontier's labels as operands, the node's labels as output).
+//     The node's labels and every node outside the subtree are unchanged, so only the
+//     new internal steps need new labels and flops. The optimum is never worse than the
+//     current subtree; equal-cost rewrites are kept too, which lets the tree drift over
+//     plateaus.
+// A trial is one greedy restart or one subtree rewrite. Both phases stop at whichever of
+// the time budget and the trial budget comes first, so for a given seed and max_trials
+// (with time to spare) the tree is deterministic.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "einsum/path_internal.hpp"
+
+namespace tenferro::einsum_detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Up to this many operands anneal returns the optimal optimizer's tree (the DP tries
+// every split there: see optimize_optimal.cpp).
+constexpr int kAnnealExactMax = 10;
+
+// Budget and progress reporting (PlanOptions::progress, else stderr), about once a
+// second after the first second.
+class Budget {
+ public:
+  explicit Budget(const PlanOptions& o) : options_(o), start_(Clock::now()) {}
+
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // Whether the fraction `f` of both budgets is used up.
+  bool used(double f) const {
+    if (options_.max_trials > 0 && trials >= static_cast<std::int64_t>(f * static_cast<double>(options_.max_trials)))
+      return true;
+    return elapsed() >= f * options_.time_budget_s;
+  }
+  void tick(double best_flops) {
+    ++trials;
+    const double t = elapsed();
+    if (t < next_report_) return;
+    next_report_ = t + 1.0;
+    const PlanProgress p{t, trials, best_flops};
+    if (options_.progress) options_.progress(p);
+    else
+      std::fprintf(stderr, "tenferro plan_contraction (anneal): %.1f s, %lld trials, best flops %.4g\n", t,
+                   static_cast<long long>(trials), best_flops);
+  }
+
+  std::int64_t trials = 0;
+
+ private:
+  const PlanOptions& options_;
+  Clock::time_point start_;
+  double next_report_ = 1.0;
+};
+
+// A tree as child links with each node's labels and step flops (rewrites go top-down from
+// a chosen node, so no parent links are needed).
+struct TreeState {
+  int n = 0, W = 1, root = 0;
+  std::vector<int> left, right;
+  std::vector<Word> labels;
+  std::vector<double> flops;  // per internal node; 0 for leaves
+
+  void build(const PreparedNetwork& net, const std::vector<Step>& steps) {
+    n = net.n;
+    W = net.words;
+    const int nodes = 2 * n - 1;
+    left.assign(nodes, -1);
+    right.assign(nodes, -1);
+    flops.assign(nodes, 0.0);
+    std::vector<Word> scratch;
+    tree_labels(net, steps, labels, scratch);
+    for (int k = 0; k < n - 1; ++k) {
+      const int c = n + k;
+      left[c] = steps[k].first;
+      right[c] = steps[k].second;
+      flops[c] = union_size(&labels[left[c] * W], &labels[right[c] * W], W, net.extent.data());
+    }
+    root = nodes - 1;
+  }
+  double total() const {
+    double t = 0;
+    for (int c = n; c < 2 * n - 1; ++c) t += flops[c];
+    return t;
+  }
+  // Steps in single-assignment order: children before parents (post-order from the root),
+  // renumbering internal nodes n, n+1, ...
+  void to_steps(std::vector<Step>& steps) const {
+    steps.clear();
+    std::vector<int> id(2 * n - 1, -1), stack{root};
+    std::vector<char> expanded(2 * n - 1, 0);
+    for (int i = 0; i < n; ++i) id[i] = i;
+    while (!stack.empty()) {
+      const int x = stack.back();
+      if (x < n) {
+        stack.pop_back();
+        continue;
+      }
+      if (!expanded[x]) {
+        expanded[x] = 1;
+        stack.push_back(right[x]);
+        stack.push_back(left[x]);
+        continue;
+      }
+      stack.pop_back();
+      steps.emplace_back(id[left[x]], id[right[x]]);
+      id[x] = n + static_cast<int>(steps.size()) - 1;
+    }
+  }
+};
+
+class Reconfigurer {
+ public:
+  Reconfigurer(const PreparedNetwork& net, TreeState& t) : net_(net), t_(t) {}
+
+  // One rewrite around a randomly chosen node; returns the change in total flops (<= 0).
+  double trial(std::uint64_t& rng) {
+    const int n = t_.n, W = t_.W;
+    const int r = pick_root(rng);
+    // Frontier growth.
+    const double u = next_uniform(rng);
+    const int kmax = u < 0.1 ? 10 : u < 0.4 ? 6 : 8;
+    inner_.assign(1, r);
+    frontier_.assign({t_.left[r], t_.right[r]});
+    while (static_cast<int>(frontier_.size()) < kmax) {
+      // Candidates: internal frontier nodes.
+      int pick = -1, seen = 0;
+      const bool largest = next_uniform(rng) < 0.5;
+      double best_size = -1;
+      for (int i = 0; i < static_cast<int>(frontier_.size()); ++i) {
+        const int x = frontier_[i];
+        if (x < n) continue;
+        ++seen;
+        if (largest) {
+          const double s = set_size(&t_.labels[x * W], W, net_.extent.data());
+          if (s > best_size) best_size = s, pick = i;
+        } else if (next_random(rng) % static_cast<std::uint64_t>(seen) == 0) {
+          pick = i;  // reservoir sampling: uniform among internal frontier nodes
+        }
+      }
+      if (pick < 0) break;
+      const int x = frontier_[pick];
+      inner_.push_back(x);
+      frontier_[pick] = t_.left[x];
+      frontier_.push_back(t_.right[x]);
+    }
+    const int k = static_cast<int>(frontier_.size());
+    if (k < 3) return 0;
+    double old_cost = 0;
+    for (int x : inner_) old_cost += t_.flops[x];
+    inputs_.resize(static_cast<std::size_t>(k) * W);
+    for (int i = 0; i < k; ++i) std::copy_n(&t_.labels[frontier_[i] * W], W, &inputs_[i * W]);
+    const double new_cost = dp_.solve(k, inputs_.data(), &t_.labels[r * W], W, net_.extent.data(), false,
+                                      old_cost * (1 + 1e-12), local_);
+    if (new_cost == kInf) return 0;  // rounding: the current subtree is already optimal
+    // Splice: local step j takes inner id ids[j]; the last step is the root r.
+    ids_.clear();
+    for (int x : inner_)
+      if (x != r) ids_.push_back(x);
+    ids_.push_back(r);
+    auto map = [&](int v) { return v < k ? frontier_[v] : ids_[v - k]; };
+    for (int j = 0; j < k - 1; ++j) {
+      const int c = ids_[j], a = map(local_[j].first), b = map(local_[j].second);
+      t_.left[c] = a;
+      t_.right[c] = b;
+      std::copy_n(dp_.step_labels(j, W), W, &t_.labels[c * W]);
+      t_.flops[c] = union_size(&t_.labels[a * W], &t_.labels[b * W], W, net_.extent.data());
+    }
+    return new_cost - old_cost;
+  }
+
+ private:
+  int pick_root(std::uint64_t& rng) {
+    const int n = t_.n;
+    if (next_uniform(rng) < 0.5) return n + static_cast<int>(next_random(rng) % static_cast<std::uint64_t>(n - 1));
+    double total = 0;
+    for (int c = n; c < 2 * n - 1; ++c) total += t_.flops[c];
+    double target = next_uniform(rng) * total;
+    for (int c = n; c < 2 * n - 1; ++c) {
+      target -= t_.flops[c];
+      if (target <= 0) return c;
+    }
+    return t_.root;  // rounding left target above 0
+  }
+
+  const PreparedNetwork& net_;
+  TreeState& t_;
+  SubsetDp dp_;
+  std::vector<int> inner_, frontier_, ids_;
+  std::vector<Word> inputs_;
+  std::vector<Step> local_;
+};
+
+}  // namespace
+
+void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps) {
+  // Small networks: the exact optimum is cheaper to find than to search for.
+  if (net.n <= kAnnealExactMax) {
+    optimal_tree(net, steps);
+    return;
+  }
+  Budget budget(options);
+  std::uint64_t rng = options.seed ^ 0x5EEDC0FFEE123457ull;
+  GreedyPlanner greedy;
+  greedy.run(net, {}, steps);
+  double best = tree_flops(net, steps);
+  budget.tick(best);
+
+  // Phase 1: randomized greedy restarts.
+  std::vector<Step> candidate;
+  while (!budget.used(0.25)) {
+    GreedyParams p;
+    p.costmod = 0.1 + 3.9 * next_uniform(rng);
+    p.temperature = std::exp2(-10 * next_uniform(rng));  // 2^-10 .. 1
+    p.rng = &rng;
+    greedy.run(net, p, candidate);
+    const double f = tree_flops(net, candidate);
+    if (f < best) {
+      best = f;
+      steps.swap(candidate);
+    }
+    budget.tick(best);
+  }
+
+  // Phase 2: subtree reconfiguration of the best tree.
+  if (net.n < 3) return;
+  TreeState tree;
+  tree.build(net, steps);
+  Reconfigurer re(net, tree);
+  double current = tree.total();
+  std::int64_t since_resum = 0;
+  while (!budget.used(1.0)) {
+    const double delta = re.trial(rng);
+    if (delta != 0 && ++since_resum >= 64) {
+      current = tree.total();  // bound the drift of the running sum
+      since_resum = 0;
+    } else {
+      current += delta;
+    }
+    budget.tick(current);
+  }
+  tree.to_steps(steps);
+}
+
+}  // namespace tenferro::einsum_detail

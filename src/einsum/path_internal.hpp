@@ -1,0 +1,178 @@
+#pragma once
+// Internals of contraction-order planning (einsum_path.hpp): the network as label
+// bitsets, the pairwise label rule, and the optimizers' entry points.
+//
+// Note [Label bitsets]
+// Every label set (an operand, an intermediate, the output) is a bitset of `words`
+// 64-bit words stored in flat arrays, so the union, intersection and "does this pair
+// share a label" tests of all optimizers are a few word operations and no optimizer
+// allocates per step. Sizes are products of extents taken in double: exact up to 2^53,
+// never undefined behaviour (integer products of hundreds of extents overflow int64),
+// and comparisons that need more range (anneal's acceptance) work on log2 of them.
+// Extents of 0 plan as 1 (an empty tensor costs nothing whatever the order, and a zero
+// would hide every other difference); contraction_cost reports the true products.
+//
+// Note [Intermediate labels]
+// Contracting nodes A and B keeps a label of A ∪ B when it is in the output or some
+// leaf outside A ∪ B holds it. Sequential optimizers (greedy) count the live nodes
+// holding each label: the label dies when no live node but A and B holds it. Tree
+// evaluation (contraction_cost, anneal) computes, for every node, the union of the
+// labels below it and the union of the labels of all leaves outside it; a node keeps
+// below ∩ (output ∪ outside). Leaves keep their labels as given. Both give the same
+// sets: a node holds a label exactly when one of its leaves does and it is still needed.
+#include "core/internal_check.hpp"
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tenferro/einsum_path.hpp"
+
+namespace tenferro::einsum_detail {
+
+using Word = std::uint64_t;
+using Step = std::pair<int, int>;
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// A validated network in bitset form (Note [Label bitsets]).
+struct PreparedNetwork {
+  int n = 0;           ///< operands
+  int num_labels = 0;
+  int words = 1;       ///< words per label set (at least 1)
+  std::vector<Word> inputs;   ///< n * words
+  std::vector<Word> output;   ///< words
+  std::vector<double> extent; ///< planning extent of each label (max(extent, 1))
+
+  const Word* input(int i) const { return inputs.data() + static_cast<std::size_t>(i) * words; }
+};
+
+/// Product of `ext` over the labels of `s`.
+inline double set_size(const Word* s, int words, const double* ext) {
+  double p = 1.0;
+  for (int w = 0; w < words; ++w) {
+    for (Word x = s[w]; x != 0; x &= x - 1) p *= ext[w * 64 + std::countr_zero(x)];
+  }
+  return p;
+}
+
+/// Product of `ext` over the labels of a ∪ b.
+inline double union_size(const Word* a, const Word* b, int words, const double* ext) {
+  double p = 1.0;
+  for (int w = 0; w < words; ++w) {
+    for (Word x = a[w] | b[w]; x != 0; x &= x - 1) p *= ext[w * 64 + std::countr_zero(x)];
+  }
+  return p;
+}
+
+inline bool intersects(const Word* a, const Word* b, int words) {
+  for (int w = 0; w < words; ++w)
+    if (a[w] & b[w]) return true;
+  return false;
+}
+
+/// Throws ArgumentError (message starting "<op>: ") for a malformed network.
+void validate_network(std::string_view op, const ContractionNetwork& net);
+/// Fills `out` from a validated network, reusing its storage.
+void prepare_network(const ContractionNetwork& net, PreparedNetwork& out);
+/// Throws ArgumentError for a tree that is not a valid tree over n operands.
+void validate_tree(std::string_view op, int n, const ContractionTree& tree);
+
+/// Labels of every node of a valid tree (Note [Intermediate labels]): `labels` receives
+/// (2n - 1) * words words, node k of the tree at offset k * words. `scratch` is reused.
+void tree_labels(const PreparedNetwork& net, const std::vector<Step>& steps, std::vector<Word>& labels,
+                 std::vector<Word>& scratch);
+
+/// Sum over steps of the planning product-space size (the optimizers' objective).
+double tree_flops(const PreparedNetwork& net, const std::vector<Step>& steps);
+
+// --- greedy (optimize_greedy.cpp) ------------------------------------------------------
+
+/// Parameters of one greedy run. costmod = 1 and temperature = 0 is opt_einsum's greedy;
+/// anneal's restarts vary both (cotengra's randomized greedy).
+struct GreedyParams {
+  double costmod = 1.0;      ///< score = size(A·B) − costmod·(size(A) + size(B))
+  double temperature = 0.0;  ///< Gumbel noise on the log-score; 0: deterministic
+  std::uint64_t* rng = nullptr;  ///< state of a splitmix64 generator when temperature > 0
+};
+
+/// Greedy planner with buffers reused across runs (no allocation once warm).
+class GreedyPlanner {
+ public:
+  /// Plans `net` into `steps` (tree numbering: the k-th step creates node n + k).
+  void run(const PreparedNetwork& net, const GreedyParams& params, std::vector<Step>& steps);
+
+ private:
+  struct Candidate {
+    double score;
+    int a, b;
+  };
+  void push_pairs_of(int node, int min_other, const PreparedNetwork& net, const GreedyParams& params);
+  double score(int a, int b, const PreparedNetwork& net, const GreedyParams& params);
+  int merge(int a, int b, const PreparedNetwork& net);
+
+  int words_ = 1;
+  int next_ = 0;
+  std::vector<Word> bits_;                 // (2n - 1) * words
+  std::vector<double> size_;               // per node
+  std::vector<char> alive_;
+  std::vector<int> stamp_;
+  std::vector<std::vector<int>> holders_;  // live nodes holding each label
+  std::vector<Candidate> heap_;
+  std::vector<Word> tmp_;
+};
+
+// --- optimal (optimize_optimal.cpp) ----------------------------------------------------
+
+/// Exact dynamic programming over subsets of k nodes (k ≤ 20). Reuses its buffers.
+class SubsetDp {
+ public:
+  /// Best tree over `k` nodes whose label sets are `inputs` (k * words) keeping `output`:
+  /// minimal flops, then minimal largest intermediate. When `connected_only`, only
+  /// splits whose two sides share a label are tried (opt_einsum's dp default). Splits
+  /// costing more than `cap` are pruned. Returns the flops, or kInf when no tree costs
+  /// at most `cap` (then `steps` is unspecified). Steps use local numbering: leaves
+  /// 0..k-1, step j creates node k + j.
+  double solve(int k, const Word* inputs, const Word* output, int words, const double* ext, bool connected_only,
+               double cap, std::vector<Step>& steps);
+  /// Largest intermediate of the last solved tree.
+  double largest() const { return last_largest_; }
+  /// Labels of the node created by step j of the last solved tree.
+  const Word* step_labels(int j, int words) const {
+    return &labels_[static_cast<std::size_t>(step_masks_[j]) * words];
+  }
+
+ private:
+  int emit(std::uint32_t s, int k, std::vector<Step>& steps);
+  std::vector<Word> union_, labels_;
+  std::vector<double> flops_, largest_, size_;
+  std::vector<std::uint32_t> split_, step_masks_;
+  double last_largest_ = 0;
+};
+
+/// opt_einsum-style optimal planner over a whole network: all splits for small
+/// networks; above that, connected splits within each connected component and then
+/// all ways of joining the components. Never worse than greedy (its cost caps the search).
+void optimal_tree(const PreparedNetwork& net, std::vector<Step>& steps);
+
+// --- anneal (optimize_anneal.cpp) ------------------------------------------------------
+
+/// Randomized greedy restarts followed by subtree reconfiguration (see the file's notes).
+void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps);
+
+/// splitmix64: small, fast, and the same sequence on every platform (determinism).
+inline std::uint64_t next_random(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+/// Uniform in (0, 1).
+inline double next_uniform(std::uint64_t& state) {
+  return (static_cast<double>(next_random(state) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+}  // namespace tenferro::einsum_detail

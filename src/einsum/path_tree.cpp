@@ -1,0 +1,263 @@
+// Contraction trees: conversion from and to opt_einsum's linear paths, validation of
+// networks and trees, tree evaluation (Note [Intermediate labels] in path_internal.hpp),
+// contraction_cost, and plan_contraction's choice of optimizer.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "einsum/path_internal.hpp"
+#include "tenferro/error.hpp"
+
+namespace tenferro {
+
+using einsum_detail::PreparedNetwork;
+using einsum_detail::Step;
+using einsum_detail::Word;
+
+namespace {
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+[[noreturn]] void fail(std::string_view op, const std::string& message) { throw ArgumentError(op, message); }
+
+}  // namespace
+
+ContractionTree ContractionTree::from_linear_path(int num_operands, std::span<const std::pair<int, int>> path) {
+  constexpr std::string_view op = "ContractionTree::from_linear_path";
+  if (num_operands < 1) fail(op, "num_operands is " + str(num_operands) + ", must be at least 1");
+  // `current` is opt_einsum's operand list: node ids in list order.
+  std::vector<int> current(static_cast<std::size_t>(num_operands));
+  for (int i = 0; i < num_operands; ++i) current[i] = i;
+  ContractionTree tree;
+  tree.steps.reserve(static_cast<std::size_t>(num_operands - 1));
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    const auto [i, j] = path[k];
+    const int m = static_cast<int>(current.size());
+    const std::string where = "step " + str(static_cast<std::int64_t>(k)) + " (" + str(i) + ", " + str(j) + ")";
+    if (i < 0 || i >= m) fail(op, where + " names position " + str(i) + ", but " + str(m) + " operands remain");
+    if (j == -1) {  // single-operand step: the operand moves to the end
+      const int node = current[i];
+      current.erase(current.begin() + i);
+      current.push_back(node);
+      continue;
+    }
+    if (j < 0 || j >= m) fail(op, where + " names position " + str(j) + ", but " + str(m) + " operands remain");
+    if (i == j) fail(op, where + " names position " + str(i) + " twice");
+    const int a = current[i], b = current[j];
+    current.erase(current.begin() + std::max(i, j));
+    current.erase(current.begin() + std::min(i, j));
+    current.push_back(num_operands + static_cast<int>(tree.steps.size()));
+    tree.steps.emplace_back(a, b);
+  }
+  if (current.size() != 1)
+    fail(op, "path of " + str(static_cast<std::int64_t>(path.size())) + " steps leaves " +
+                 str(static_cast<std::int64_t>(current.size())) + " operands, expected 1");
+  return tree;
+}
+
+std::vector<std::pair<int, int>> ContractionTree::to_linear_path(int num_operands) const {
+  constexpr std::string_view op = "ContractionTree::to_linear_path";
+  einsum_detail::validate_tree(op, num_operands, *this);
+  std::vector<int> current(static_cast<std::size_t>(num_operands));
+  for (int i = 0; i < num_operands; ++i) current[i] = i;
+  std::vector<std::pair<int, int>> path;
+  path.reserve(steps.size());
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const auto [a, b] = steps[k];
+    const auto pa = std::find(current.begin(), current.end(), a) - current.begin();
+    const auto pb = std::find(current.begin(), current.end(), b) - current.begin();
+    if (pa == static_cast<std::ptrdiff_t>(current.size()) || pb == static_cast<std::ptrdiff_t>(current.size()))
+      throw InternalError(op, "validated tree lost a node");
+    path.emplace_back(static_cast<int>(pa), static_cast<int>(pb));
+    current.erase(current.begin() + std::max(pa, pb));
+    current.erase(current.begin() + std::min(pa, pb));
+    current.push_back(num_operands + static_cast<int>(k));
+  }
+  return path;
+}
+
+namespace einsum_detail {
+
+void validate_network(std::string_view op, const ContractionNetwork& net) {
+  if (net.inputs.empty()) fail(op, "network has no operands");
+  if (net.extents.size() > static_cast<std::size_t>(1) << 24)
+    fail(op, "network has " + str(static_cast<std::int64_t>(net.extents.size())) + " labels, at most 16777216 supported");
+  const int num_labels = static_cast<int>(net.extents.size());
+  for (int l = 0; l < num_labels; ++l)
+    if (net.extents[l] < 0) fail(op, "label " + str(l) + " has extent " + str(net.extents[l]) + ", must be >= 0");
+  // `seen[l]` holds the last operand (or -2 for the output) that named l, to catch
+  // repeats without clearing; `used[l]` whether an operand holds l.
+  // Per-thread buffers: plan_contraction runs on every einsum call of 3+ operands.
+  thread_local std::vector<int> seen;
+  thread_local std::vector<char> used;
+  seen.assign(static_cast<std::size_t>(num_labels), -1);
+  used.assign(static_cast<std::size_t>(num_labels), 0);
+  // marker: the operand index, or -2 for the output (names built only on failure).
+  auto who = [](int marker) { return marker == -2 ? std::string("output") : "operand " + str(marker); };
+  auto check_label = [&](int l, int marker) {
+    if (l < 0 || l >= num_labels)
+      fail(op, who(marker) + " has label " + str(l) + ", but labels are 0.." + str(num_labels - 1) +
+                   " (extents.size() is " + str(num_labels) + ")");
+    if (seen[l] == marker) fail(op, who(marker) + " repeats label " + str(l));
+    seen[l] = marker;
+  };
+  for (std::size_t i = 0; i < net.inputs.size(); ++i) {
+    for (int l : net.inputs[i]) {
+      check_label(l, static_cast<int>(i));
+      used[l] = 1;
+    }
+  }
+  for (int l : net.output) {
+    check_label(l, -2);
+    if (!used[l]) fail(op, "output label " + str(l) + " is in no operand");
+  }
+}
+
+void prepare_network(const ContractionNetwork& net, PreparedNetwork& out) {
+  out.n = static_cast<int>(net.inputs.size());
+  out.num_labels = static_cast<int>(net.extents.size());
+  out.words = std::max(1, (out.num_labels + 63) / 64);
+  out.inputs.assign(static_cast<std::size_t>(out.n) * out.words, 0);
+  out.output.assign(static_cast<std::size_t>(out.words), 0);
+  out.extent.resize(static_cast<std::size_t>(out.num_labels));
+  for (int l = 0; l < out.num_labels; ++l) out.extent[l] = static_cast<double>(std::max<std::int64_t>(net.extents[l], 1));
+  for (int i = 0; i < out.n; ++i)
+    for (int l : net.inputs[i]) out.inputs[static_cast<std::size_t>(i) * out.words + l / 64] |= Word{1} << (l % 64);
+  for (int l : net.output) out.output[l / 64] |= Word{1} << (l % 64);
+}
+
+void validate_tree(std::string_view op, int n, const ContractionTree& tree) {
+  if (n < 1) fail(op, "num_operands is " + str(n) + ", must be at least 1");
+  if (tree.steps.size() != static_cast<std::size_t>(n - 1))
+    fail(op, "tree has " + str(static_cast<std::int64_t>(tree.steps.size())) + " steps, but " + str(n) +
+                 " operands need " + str(n - 1));
+  // used_at[node]: the step that consumed the node, or -1.
+  std::vector<int> used_at(static_cast<std::size_t>(2 * n - 1), -1);
+  for (int k = 0; k < n - 1; ++k) {
+    const auto [a, b] = tree.steps[k];
+    const std::string where = "step " + str(k) + " (" + str(a) + ", " + str(b) + ")";
+    for (int x : {a, b}) {
+      if (x < 0 || x >= n + k)
+        fail(op, where + " names node " + str(x) + ", but nodes 0.." + str(n + k - 1) + " exist before it");
+    }
+    if (a == b) fail(op, where + " contracts node " + str(a) + " with itself");
+    for (int x : {a, b}) {
+      if (used_at[x] >= 0) fail(op, where + " uses node " + str(x) + ", already contracted at step " + str(used_at[x]));
+      used_at[x] = k;
+    }
+  }
+}
+
+void tree_labels(const PreparedNetwork& net, const std::vector<Step>& steps, std::vector<Word>& labels,
+                 std::vector<Word>& scratch) {
+  const int n = net.n, W = net.words, nodes = 2 * n - 1;
+  const std::size_t total = static_cast<std::size_t>(nodes) * W;
+  labels.resize(total);
+  scratch.assign(2 * total, 0);
+  Word* below = scratch.data();
+  Word* outside = scratch.data() + total;
+  std::copy(net.inputs.begin(), net.inputs.end(), below);
+  std::copy(net.inputs.begin(), net.inputs.end(), labels.begin());
+  for (int k = 0; k < n - 1; ++k) {
+    const int c = n + k, a = steps[k].first, b = steps[k].second;
+    for (int w = 0; w < W; ++w) below[c * W + w] = below[a * W + w] | below[b * W + w];
+  }
+  // Top-down: a child's outside is its parent's outside plus everything below its sibling.
+  for (int k = n - 2; k >= 0; --k) {
+    const int c = n + k, a = steps[k].first, b = steps[k].second;
+    for (int w = 0; w < W; ++w) {
+      outside[a * W + w] = outside[c * W + w] | below[b * W + w];
+      outside[b * W + w] = outside[c * W + w] | below[a * W + w];
+      labels[c * W + w] = below[c * W + w] & (net.output[w] | outside[c * W + w]);
+    }
+  }
+}
+
+double tree_flops(const PreparedNetwork& net, const std::vector<Step>& steps) {
+  thread_local std::vector<Word> labels, scratch;
+  tree_labels(net, steps, labels, scratch);
+  double flops = 0;
+  const int W = net.words;
+  for (const auto& [a, b] : steps) flops += union_size(&labels[a * W], &labels[b * W], W, net.extent.data());
+  return flops;
+}
+
+}  // namespace einsum_detail
+
+void validate_contraction_network(const ContractionNetwork& net) {
+  einsum_detail::validate_network("validate_contraction_network", net);
+}
+
+void validate_contraction_tree(int num_operands, const ContractionTree& tree) {
+  einsum_detail::validate_tree("validate_contraction_tree", num_operands, tree);
+}
+
+ContractionCost contraction_cost(const ContractionNetwork& net, const ContractionTree& tree) {
+  constexpr std::string_view op = "contraction_cost";
+  einsum_detail::validate_network(op, net);
+  einsum_detail::validate_tree(op, static_cast<int>(net.inputs.size()), tree);
+  PreparedNetwork p;
+  einsum_detail::prepare_network(net, p);
+  std::vector<Word> labels, scratch;
+  einsum_detail::tree_labels(p, tree.steps, labels, scratch);
+  // Report true products (a zero extent gives zero), not the planning extents.
+  std::vector<double> ext(net.extents.begin(), net.extents.end());
+  ContractionCost cost;
+  const int W = p.words;
+  for (std::size_t k = 0; k < tree.steps.size(); ++k) {
+    const auto [a, b] = tree.steps[k];
+    const int c = p.n + static_cast<int>(k);
+    cost.flops += einsum_detail::union_size(&labels[a * W], &labels[b * W], W, ext.data());
+    const double size = einsum_detail::set_size(&labels[c * W], W, ext.data());
+    cost.largest_intermediate = std::max(cost.largest_intermediate, size);
+    cost.elements_written += size;
+  }
+  return cost;
+}
+
+ContractionTree plan_contraction(const ContractionNetwork& net, const PlanOptions& options) {
+  constexpr std::string_view op = "plan_contraction";
+  einsum_detail::validate_network(op, net);
+  // The DP keeps 2^n subsets (44 bytes each and more with many labels): 20 operands is 1 M.
+  constexpr int kOptimalHardLimit = 20;
+  const int n = static_cast<int>(net.inputs.size());
+  const int optimal_limit = std::min(options.optimal_max_operands, kOptimalHardLimit);
+  EinsumOptimizer opt = options.optimizer;
+  if (opt == EinsumOptimizer::automatic) opt = n <= std::min(12, optimal_limit) ? EinsumOptimizer::optimal : EinsumOptimizer::greedy;
+  if (opt == EinsumOptimizer::optimal && n > optimal_limit)
+    fail(op, "optimal optimizer with " + str(n) + " operands, limit is " + str(optimal_limit) +
+                 " (PlanOptions::optimal_max_operands = " + str(options.optimal_max_operands) + ", hard limit " +
+                 str(kOptimalHardLimit) + ")");
+  if (opt == EinsumOptimizer::anneal) {
+    if (!(options.time_budget_s >= 0)) fail(op, "time_budget_s is " + std::to_string(options.time_budget_s) + ", must be >= 0");
+    if (options.max_trials < 0) fail(op, "max_trials is " + str(options.max_trials) + ", must be >= 0");
+    if (std::isinf(options.time_budget_s) && options.max_trials == 0)
+      fail(op, "time_budget_s is inf and max_trials is 0: the search would never stop");
+  }
+  ContractionTree tree;
+  if (n == 1) return tree;
+  if (n == 2) {
+    tree.steps.emplace_back(0, 1);
+    return tree;
+  }
+  thread_local PreparedNetwork prepared;
+  einsum_detail::prepare_network(net, prepared);
+  switch (opt) {
+    case EinsumOptimizer::greedy: {
+      thread_local einsum_detail::GreedyPlanner greedy;
+      greedy.run(prepared, {}, tree.steps);
+      break;
+    }
+    case EinsumOptimizer::optimal: einsum_detail::optimal_tree(prepared, tree.steps); break;
+    case EinsumOptimizer::anneal: {
+      // Its own copy: a progress callback may plan on this thread (reusing `prepared`).
+      const PreparedNetwork own = prepared;
+      einsum_detail::anneal_tree(own, options, tree.steps);
+      break;
+    }
+    case EinsumOptimizer::automatic: throw InternalError(op, "automatic optimizer not resolved");
+  }
+  return tree;
+}
+
+}  // namespace tenferro

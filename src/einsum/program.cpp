@@ -1,0 +1,410 @@
+// Einsum program building: validation against the shapes, label ids, leaf preparation
+// (diagonals, dropped broadcast axes, pre-sums), the contraction order, and the layout
+// of every pairwise step.
+//
+// Worked example: "ij,jk,kl->il" with shapes [2,3], [3,4], [4,5]. Labels i j k l get ids
+// 0 1 2 3; no leaf needs a view or a sum. The planner returns {(0,1), (3,2)}. Step 0
+// contracts j (held by nodes 0 and 1 only, not in the output): dot_general with
+// lhs_contracting {1}, rhs_contracting {0}, result labels [i, k]. Step 1 is the last:
+// contracts k, result labels [i, l] in output order, so it writes straight into the
+// result with no permutation.
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "einsum/program.hpp"
+#include "tenferro/error.hpp"
+
+namespace tenferro::detail::einsum {
+namespace {
+
+constexpr std::string_view kOp = "einsum";
+
+/// Dense label ids in order of first appearance. Linear search while there are few
+/// labels (the common case, no hashing); a hash map beyond that.
+class LabelIds {
+ public:
+  void clear() noexcept {
+    keys_.clear();
+    map_.clear();
+  }
+  int find(std::int64_t key) const {
+    if (keys_.size() <= kLinear) {
+      for (std::size_t i = 0; i < keys_.size(); ++i)
+        if (keys_[i] == key) return static_cast<int>(i);
+      return -1;
+    }
+    const auto it = map_.find(key);
+    return it == map_.end() ? -1 : it->second;
+  }
+  int add(std::int64_t key) {
+    const int id = find(key);
+    if (id >= 0) return id;
+    keys_.push_back(key);
+    if (keys_.size() == kLinear + 1) {
+      for (std::size_t i = 0; i < keys_.size(); ++i) map_.emplace(keys_[i], static_cast<int>(i));
+    } else if (keys_.size() > kLinear) {
+      map_.emplace(key, static_cast<int>(keys_.size() - 1));
+    }
+    return static_cast<int>(keys_.size() - 1);
+  }
+  int size() const noexcept { return static_cast<int>(keys_.size()); }
+  std::int64_t key(int id) const noexcept { return keys_[static_cast<std::size_t>(id)]; }
+
+ private:
+  static constexpr std::size_t kLinear = 24;
+  std::vector<std::int64_t> keys_;
+  std::unordered_map<std::int64_t, int> map_;
+};
+
+/// Reused between builds on one thread (a warm build allocates nothing).
+struct Scratch {
+  LabelIds ids;
+  std::vector<std::int64_t> extent;
+  std::vector<int> first_op;   // operand where a label's extent was fixed (messages)
+  std::vector<int> holders;    // operands holding the label
+  std::vector<int> occurs;     // occurrences in the subscripts (implicit output rule)
+  std::vector<int> out_pos;    // output position, -1 when not in the output
+  std::vector<int> live;       // live nodes holding the label (step building)
+  std::vector<int> axis_id;    // per operand axis (flat): label id, -1 when dropped
+  std::vector<int> axis_begin;
+  std::vector<Dims> nodes;
+  ContractionNetwork net;
+  ContractionTree tree;
+};
+
+int index_of(const Dims& d, std::int64_t v) noexcept {
+  for (int i = 0; i < d.size(); ++i)
+    if (d[i] == v) return i;
+  return -1;
+}
+
+std::string operand_labels(const Parsed& parsed, int k) {
+  std::string r;
+  for (int i = parsed.begin[static_cast<std::size_t>(k)]; i < parsed.begin[static_cast<std::size_t>(k) + 1]; ++i) {
+    const std::int64_t key = parsed.labels[static_cast<std::size_t>(i)];
+    if (!r.empty() && !parsed.string_form) r += ' ';
+    if (key == kEllipsis) r += "...";
+    else if (parsed.string_form) r += utf8(key);
+    else r += std::to_string(key);
+  }
+  return parsed.string_form ? "'" + r + "'" : "[" + r + "]";
+}
+
+/// Expands ellipses, checks ranks and extents, assigns ids. Fills sc.axis_id/axis_begin,
+/// sc.extent and returns the number of ellipsis axes E.
+int resolve_labels(const Parsed& parsed, const EinsumProgram& p, Scratch& sc) {
+  const int n = p.n;
+  sc.ids.clear();
+  sc.extent.clear();
+  sc.first_op.clear();
+  sc.axis_id.clear();
+  sc.axis_begin.assign(1, 0);
+  int E = 0;
+  for (int k = 0; k < n; ++k) {
+    const Shape& shape = p.shapes[static_cast<std::size_t>(k)];
+    const int b = parsed.begin[static_cast<std::size_t>(k)], e = parsed.begin[static_cast<std::size_t>(k) + 1];
+    int named = 0;
+    bool ell = false;
+    for (int i = b; i < e; ++i) {
+      if (parsed.labels[static_cast<std::size_t>(i)] == kEllipsis) ell = true;
+      else ++named;
+    }
+    if (ell ? shape.size() < named : shape.size() != named)
+      throw ShapeError(kOp, "operand " + std::to_string(k) + " has shape " + shape.to_string() + " (rank " + std::to_string(shape.size()) +
+                                ") but its subscripts " + operand_labels(parsed, k) + " name " + std::to_string(named) + " axes");
+    const int ell_count = shape.size() - named;
+    E = std::max(E, ell ? ell_count : 0);
+    int axis = 0;
+    auto add_axis = [&](std::int64_t key) {
+      const std::int64_t ext = shape[axis];
+      const int id = sc.ids.add(key);
+      if (id == static_cast<int>(sc.extent.size())) {
+        sc.extent.push_back(-1);
+        sc.first_op.push_back(k);
+      }
+      std::int64_t& x = sc.extent[static_cast<std::size_t>(id)];
+      if (key < 0) {  // ellipsis axis: extents of 1 stretch
+        if (x == -1 || x == 1) {
+          if (x == -1 || ext != 1) sc.first_op[static_cast<std::size_t>(id)] = k;
+          x = (x == -1 || ext != 1) ? ext : x;
+        } else if (ext != 1 && ext != x) {
+          throw ShapeError(kOp, label_name(key, parsed.string_form) + " has extent " + std::to_string(x) + " in operand " +
+                                    std::to_string(sc.first_op[static_cast<std::size_t>(id)]) + " and " + std::to_string(ext) +
+                                    " in operand " + std::to_string(k) + "; they do not broadcast");
+        }
+      } else if (x == -1) {
+        x = ext;
+      } else if (x != ext) {
+        throw ShapeError(kOp, "label " + label_name(key, parsed.string_form) + " has extent " + std::to_string(x) + " in operand " +
+                                  std::to_string(sc.first_op[static_cast<std::size_t>(id)]) + " and " + std::to_string(ext) +
+                                  " in operand " + std::to_string(k));
+      }
+      sc.axis_id.push_back(id);
+      ++axis;
+    };
+    for (int i = b; i < e; ++i) {
+      const std::int64_t key = parsed.labels[static_cast<std::size_t>(i)];
+      if (key == kEllipsis) {
+        for (int d = 0; d < ell_count; ++d) add_axis(ellipsis_key(d));
+      } else {
+        add_axis(key);
+      }
+    }
+    sc.axis_begin.push_back(static_cast<int>(sc.axis_id.size()));
+  }
+  // Ellipsis axes of extent 1 where the label's extent is larger are dropped: that
+  // operand does not hold the label (it stretches).
+  for (int k = 0; k < n; ++k) {
+    const Shape& shape = p.shapes[static_cast<std::size_t>(k)];
+    for (int a = sc.axis_begin[static_cast<std::size_t>(k)]; a < sc.axis_begin[static_cast<std::size_t>(k) + 1]; ++a) {
+      const int id = sc.axis_id[static_cast<std::size_t>(a)];
+      if (sc.ids.key(id) < 0 && shape[a - sc.axis_begin[static_cast<std::size_t>(k)]] == 1 && sc.extent[static_cast<std::size_t>(id)] != 1)
+        sc.axis_id[static_cast<std::size_t>(a)] = -1;
+    }
+  }
+  return E;
+}
+
+/// Output labels (explicit or implicit) → p.out_labels, p.out_shape, sc.out_pos.
+void resolve_output(const Parsed& parsed, int E, EinsumProgram& p, Scratch& sc) {
+  const int L = sc.ids.size();
+  sc.out_pos.assign(static_cast<std::size_t>(L), -1);
+  p.out_labels.clear();
+  auto push = [&](int id) {
+    sc.out_pos[static_cast<std::size_t>(id)] = p.out_labels.size();
+    p.out_labels.push_back(id);
+  };
+  if (parsed.explicit_output) {
+    for (std::int64_t key : parsed.output) {
+      if (key == kEllipsis) {
+        for (int d = 0; d < E; ++d) push(sc.ids.find(ellipsis_key(d)));
+        continue;
+      }
+      const int id = sc.ids.find(key);
+      if (id < 0) throw ArgumentError(kOp, "output label " + label_name(key, parsed.string_form) + " appears in no operand");
+      if (sc.out_pos[static_cast<std::size_t>(id)] >= 0)
+        throw ArgumentError(kOp, "output label " + label_name(key, parsed.string_form) + " is repeated");
+      push(id);
+    }
+  } else {
+    sc.occurs.assign(static_cast<std::size_t>(L), 0);
+    for (int id : sc.axis_id)
+      if (id >= 0) ++sc.occurs[static_cast<std::size_t>(id)];
+    // Labels that occur once, ascending by key (NumPy's rule), then the ellipsis axes.
+    const std::size_t first = p.out_labels.size();
+    for (int id = 0; id < L; ++id)
+      if (sc.ids.key(id) >= 0 && sc.occurs[static_cast<std::size_t>(id)] == 1) p.out_labels.push_back(id);
+    std::sort(p.out_labels.begin() + first, p.out_labels.end(), [&](std::int64_t a, std::int64_t b) {
+      return sc.ids.key(static_cast<int>(a)) < sc.ids.key(static_cast<int>(b));
+    });
+    for (int i = 0; i < p.out_labels.size(); ++i) sc.out_pos[static_cast<std::size_t>(p.out_labels[i])] = i;
+    for (int d = 0; d < E; ++d) push(sc.ids.find(ellipsis_key(d)));
+  }
+  p.out_shape.clear();
+  for (std::int64_t id : p.out_labels) p.out_shape.push_back(sc.extent[static_cast<std::size_t>(id)]);
+}
+
+/// Leaf views and pre-sums.
+void prepare_leaves(EinsumProgram& p, Scratch& sc) {
+  const int n = p.n;
+  sc.holders.assign(static_cast<std::size_t>(sc.ids.size()), 0);
+  p.leaves.resize(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) {
+    LeafPrep& lp = p.leaves[static_cast<std::size_t>(k)];
+    lp.axis_to_label.clear();
+    lp.labels.clear();
+    lp.sum_axes.clear();
+    lp.node_labels.clear();
+    lp.needs_view = false;
+    for (int a = sc.axis_begin[static_cast<std::size_t>(k)]; a < sc.axis_begin[static_cast<std::size_t>(k) + 1]; ++a) {
+      const int id = sc.axis_id[static_cast<std::size_t>(a)];
+      if (id < 0) {
+        lp.axis_to_label.push_back(-1);
+        lp.needs_view = true;
+        continue;
+      }
+      const int j = index_of(lp.labels, id);
+      if (j >= 0) {
+        lp.axis_to_label.push_back(j);
+        lp.needs_view = true;
+      } else {
+        lp.axis_to_label.push_back(lp.labels.size());
+        lp.labels.push_back(id);
+        ++sc.holders[static_cast<std::size_t>(id)];
+      }
+    }
+  }
+  for (int k = 0; k < n; ++k) {
+    LeafPrep& lp = p.leaves[static_cast<std::size_t>(k)];
+    for (int j = 0; j < lp.labels.size(); ++j) {
+      const auto id = static_cast<std::size_t>(lp.labels[j]);
+      const bool keep = sc.out_pos[id] >= 0 || (n >= 2 && sc.holders[id] > 1);
+      if (keep) lp.node_labels.push_back(lp.labels[j]);
+      else lp.sum_axes.push_back(j);
+    }
+  }
+  if (n == 1) {
+    const LeafPrep& lp = p.leaves[0];
+    p.single_perm.clear();
+    p.single_identity = true;
+    for (int i = 0; i < lp.node_labels.size(); ++i) {
+      const int pos = sc.out_pos[static_cast<std::size_t>(lp.node_labels[i])];
+      p.single_perm.push_back(pos);
+      p.single_identity &= pos == i;
+    }
+  }
+}
+
+void fill_network(const EinsumProgram& p, Scratch& sc) {
+  ContractionNetwork& net = sc.net;
+  net.inputs.resize(static_cast<std::size_t>(p.n));
+  for (int k = 0; k < p.n; ++k) {
+    auto& in = net.inputs[static_cast<std::size_t>(k)];
+    in.assign(p.leaves[static_cast<std::size_t>(k)].node_labels.begin(), p.leaves[static_cast<std::size_t>(k)].node_labels.end());
+  }
+  net.output.assign(p.out_labels.begin(), p.out_labels.end());
+  net.extents.assign(sc.extent.begin(), sc.extent.end());
+}
+
+/// The layout of every step along sc.tree.
+void build_steps(EinsumProgram& p, Scratch& sc) {
+  const int n = p.n;
+  sc.live.assign(static_cast<std::size_t>(sc.ids.size()), 0);
+  sc.nodes.resize(static_cast<std::size_t>(2 * n - 1));
+  for (int k = 0; k < n; ++k) {
+    sc.nodes[static_cast<std::size_t>(k)] = p.leaves[static_cast<std::size_t>(k)].node_labels;
+    for (std::int64_t id : sc.nodes[static_cast<std::size_t>(k)]) ++sc.live[static_cast<std::size_t>(id)];
+  }
+  p.steps.resize(static_cast<std::size_t>(n - 1));
+  Dims free_a, free_b, batch, contract;
+  for (int k = 0; k < n - 1; ++k) {
+    Step& st = p.steps[static_cast<std::size_t>(k)];
+    st.a = sc.tree.steps[static_cast<std::size_t>(k)].first;
+    st.b = sc.tree.steps[static_cast<std::size_t>(k)].second;
+    st.last = k == n - 2;
+    const Dims& A = sc.nodes[static_cast<std::size_t>(st.a)];
+    const Dims& B = sc.nodes[static_cast<std::size_t>(st.b)];
+    free_a.clear();
+    free_b.clear();
+    batch.clear();
+    contract.clear();
+    auto kept = [&](std::int64_t id, int here) {
+      return sc.out_pos[static_cast<std::size_t>(id)] >= 0 || sc.live[static_cast<std::size_t>(id)] > here;
+    };
+    for (std::int64_t id : A) {
+      const bool inB = index_of(B, id) >= 0;
+      if (!kept(id, inB ? 2 : 1)) {
+        if (!inB) throw InternalError(kOp, "a label held by one node only survived the leaf sums");
+        contract.push_back(id);
+      } else {
+        (inB ? batch : free_a).push_back(id);
+      }
+    }
+    for (std::int64_t id : B) {
+      if (index_of(A, id) >= 0) continue;
+      if (!kept(id, 1)) throw InternalError(kOp, "a label held by one node only survived the leaf sums");
+      free_b.push_back(id);
+    }
+    st.dot = !contract.empty();
+    st.labels.clear();
+    if (st.last) {
+      // dot_general keeps free axes in operand order; the batch order is ours to choose.
+      std::sort(batch.begin(), batch.end(), [&](std::int64_t x, std::int64_t y) {
+        return sc.out_pos[static_cast<std::size_t>(x)] < sc.out_pos[static_cast<std::size_t>(y)];
+      });
+    }
+    if (st.dot || !st.last) {
+      // dot_general's result order [lhs_free, rhs_free, batch]; a mul intermediate uses
+      // the same order, which keeps A's axes together.
+      for (std::int64_t id : free_a) st.labels.push_back(id);
+      for (std::int64_t id : free_b) st.labels.push_back(id);
+      for (std::int64_t id : batch) st.labels.push_back(id);
+    } else {
+      st.labels = p.out_labels;  // an elementwise last step writes in output order
+    }
+    st.dims.lhs_contracting.clear();
+    st.dims.rhs_contracting.clear();
+    st.dims.lhs_batch.clear();
+    st.dims.rhs_batch.clear();
+    st.a_axis.clear();
+    st.b_axis.clear();
+    if (st.dot) {
+      for (std::int64_t id : contract) {
+        st.dims.lhs_contracting.push_back(index_of(A, id));
+        st.dims.rhs_contracting.push_back(index_of(B, id));
+      }
+      for (std::int64_t id : batch) {
+        st.dims.lhs_batch.push_back(index_of(A, id));
+        st.dims.rhs_batch.push_back(index_of(B, id));
+      }
+    } else {
+      for (std::int64_t id : st.labels) {
+        st.a_axis.push_back(index_of(A, id));
+        st.b_axis.push_back(index_of(B, id));
+      }
+    }
+    st.shape.clear();
+    for (std::int64_t id : st.labels) st.shape.push_back(sc.extent[static_cast<std::size_t>(id)]);
+    st.out_perm.clear();
+    st.out_identity = true;
+    if (st.last) {
+      for (int i = 0; i < st.labels.size(); ++i) {
+        const int pos = sc.out_pos[static_cast<std::size_t>(st.labels[i])];
+        st.out_perm.push_back(pos);
+        st.out_identity &= pos == i;
+      }
+    }
+    for (std::int64_t id : A) --sc.live[static_cast<std::size_t>(id)];
+    for (std::int64_t id : B) --sc.live[static_cast<std::size_t>(id)];
+    for (std::int64_t id : st.labels) ++sc.live[static_cast<std::size_t>(id)];
+    sc.nodes[static_cast<std::size_t>(n + k)] = st.labels;
+  }
+}
+
+}  // namespace
+
+void build_program(const Parsed& parsed, const EinsumOptions& options, bool with_cost, EinsumProgram& p) {
+  thread_local Scratch sc;
+  const int n = parsed.num_operands;
+  if (static_cast<int>(p.shapes.size()) != n)
+    throw ArgumentError(kOp, "the subscripts name " + std::to_string(n) + " operand" + (n == 1 ? "" : "s") + ", got " +
+                                 std::to_string(p.shapes.size()));
+  if (n == 0) throw ArgumentError(kOp, "needs at least one operand");
+  p.n = n;
+  DType dt = p.dtypes[0];
+  for (int k = 0; k < n; ++k) {
+    const DType d = p.dtypes[static_cast<std::size_t>(k)];
+    if (!is_inexact(d))
+      throw DTypeError(kOp, "operand " + std::to_string(k) + " has dtype " + std::string(dtype_name(d)) + "; einsum needs f32, f64, c64 or c128");
+    dt = promote(dt, d);
+  }
+  p.dtype = dt;
+  const int E = resolve_labels(parsed, p, sc);
+  resolve_output(parsed, E, p, sc);
+  prepare_leaves(p, sc);
+
+  // The contraction order: parentheses, a given tree or path, the planner, or (two
+  // operands) the one possible step.
+  const bool planned = n >= 3 && !parsed.has_tree && !options.tree && options.path.empty();
+  if (with_cost || planned) fill_network(p, sc);
+  try {  // errors of the path/tree functions become einsum's ("einsum: <function>: ...")
+    if (parsed.has_tree) sc.tree.steps = parsed.tree;
+    else if (options.tree) sc.tree.steps = options.tree->steps;
+    else if (!options.path.empty()) sc.tree = ContractionTree::from_linear_path(n, options.path);
+    else if (n == 2) sc.tree.steps.assign(1, {0, 1});
+    else if (planned) sc.tree = plan_contraction(sc.net, options.plan);
+    else sc.tree.steps.clear();
+    validate_contraction_tree(n, sc.tree);
+  } catch (const ArgumentError& e) {
+    throw ArgumentError(kOp, e.what());
+  }
+  p.has_cost = with_cost;
+  if (with_cost) p.path.cost = contraction_cost(sc.net, sc.tree);
+  p.path.tree.steps = sc.tree.steps;
+  if (n >= 2) build_steps(p, sc);
+  else p.steps.clear();
+  p.direct = is_direct(p);
+}
+
+}  // namespace tenferro::detail::einsum
