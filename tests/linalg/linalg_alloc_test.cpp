@@ -1,102 +1,22 @@
 // Linalg ops perform no heap allocation inside a held session in steady state:
 // workspace sizes come from the session plan cache, workspace and packed copies and the
-// results from the session pool. Every global operator new/delete of this executable is
-// replaced by a counting version, switched on only around the call under test (after a
+// results from the session pool (or the stack for tiny workspace). Every global
+// operator new/delete of this executable is replaced by a counting version
+// (support/alloc_counter.hpp), switched on only around the call under test (after a
 // warm-up call with the same shapes). LAPACKE's `_work` entry points in column-major
-// order allocate nothing themselves (OpenBLAS's own per-call buffer comes from its
-// preallocated arena, not the heap).
-#include <gtest/gtest.h>
-
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
+// order allocate nothing themselves (OpenBLAS's per-call buffer comes from its own
+// preallocated arena).
+#include "support/alloc_counter.hpp"
 #include "support/test_util.hpp"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_news{0};
-std::atomic<long> g_deletes{0};
-void* volatile g_sink = nullptr;
-
-void* counted_alloc(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_news.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(n ? n : 1);
-}
-void* counted_aligned_alloc(std::size_t n, std::align_val_t a) {
-  if (g_counting.load(std::memory_order_relaxed)) g_news.fetch_add(1, std::memory_order_relaxed);
-  const auto al = static_cast<std::size_t>(a);
-  const std::size_t size = ((n ? n : 1) + al - 1) / al * al;  // aligned_alloc wants a multiple
-  return std::aligned_alloc(al, size);
-}
-void counted_free(void* p) noexcept {
-  if (p && g_counting.load(std::memory_order_relaxed)) g_deletes.fetch_add(1, std::memory_order_relaxed);
-  std::free(p);
-}
-}  // namespace
-
-// ---- the replaceable global allocation functions ([new.delete]) ----
-void* operator new(std::size_t n) {
-  if (void* p = counted_alloc(n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) {
-  if (void* p = counted_alloc(n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  if (void* p = counted_aligned_alloc(n, a)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n, std::align_val_t a) {
-  if (void* p = counted_aligned_alloc(n, a)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned_alloc(n, a); }
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned_alloc(n, a); }
-void operator delete(void* p) noexcept { counted_free(p); }
-void operator delete[](void* p) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
 
 namespace tenferro::linalg_alloc_test {
 namespace {
 
 using testing::random_tensor;
-
-struct Counts {
-  long news, deletes;
-};
-
-template <class F> Counts allocations_in(F&& f) {
-  f();
-  g_news = 0;
-  g_deletes = 0;
-  g_counting = true;
-  f();
-  g_counting = false;
-  return {g_news.load(), g_deletes.load()};
-}
-
-#define EXPECT_NO_ALLOCATION(call)                                  \
-  do {                                                              \
-    const Counts c_ = allocations_in([&] { call; });                \
-    EXPECT_EQ(c_.news, 0) << "operator new calls in: " #call;       \
-    EXPECT_EQ(c_.deletes, 0) << "operator delete calls in: " #call; \
-  } while (0)
+void* volatile g_sink = nullptr;
 
 TEST(LinalgAlloc, CountingIsLive) {
-  const Counts c = allocations_in([] {
+  const testing::AllocCounts c = testing::allocations_in([] {
     std::vector<int> v(100);
     g_sink = v.data();
   });

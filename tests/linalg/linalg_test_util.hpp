@@ -140,7 +140,4 @@ inline Tensor random_hpd(std::mt19937_64& rng, const Shape& shape, DType d) {
   return a;
 }
 
-/// Storage bytes of t (for "output untouched" checks).
-inline std::vector<unsigned char> bytes_of(const Tensor& t) { return testing::snapshot(t); }
-
 }  // namespace tenferro::linalg_test

@@ -63,7 +63,7 @@ TEST(Solve, SingularReportsRoutineInfoAndBatchAndLeavesOutUntouched) {
   a.set<double>({1, 1, 2}, 0.0);  // batch 2 singular at pivot 2
   const Tensor b = Tensor::ones({3, 1, 4}, DType::f64);
   Tensor out = Tensor::full({3, 1, 4}, 5.0, DType::f64);
-  const auto before = bytes_of(out);
+  const auto before = snapshot(out);
   try {
     solve_into(s, a, b, out);
     FAIL() << "no error";
@@ -75,7 +75,7 @@ TEST(Solve, SingularReportsRoutineInfoAndBatchAndLeavesOutUntouched) {
   }
   expect_untouched(out, before);
   Tensor io = Tensor::full({3, 3, 4}, 5.0, DType::f64);
-  const auto before2 = bytes_of(io);
+  const auto before2 = snapshot(io);
   try {
     inv_into(s, a, io);
     FAIL() << "no error";
@@ -90,7 +90,7 @@ TEST(Solve, ShapeAndDtypeErrorsLeaveOutUntouched) {
   HeldSession s = backend1().open_session();
   const Tensor a = Tensor::eye(3, DType::f64), b = Tensor::ones({3, 2}, DType::f64);
   Tensor out = Tensor::full({3, 2}, 5.0, DType::f64);
-  const auto before = bytes_of(out);
+  const auto before = snapshot(out);
   EXPECT_THROW(solve_into(s, Tensor::ones({3, 4}, DType::f64), b, out), ShapeError);
   EXPECT_THROW(solve_into(s, a, Tensor::ones({4, 2}, DType::f64), out), ShapeError);
   EXPECT_THROW(solve_into(s, Tensor::ones({3, 3, 2}, DType::f64), Tensor::ones({3, 2, 3}, DType::f64), out), ShapeError);
@@ -137,7 +137,7 @@ TEST(TriangularSolve, ZeroDiagonalIsSingularAndOutUntouched) {
   Tensor a = Tensor::eye(3, DType::c64);
   a.set<c64>({2, 2}, c64(0));
   Tensor out = Tensor::full({3, 2}, 1.0, DType::c64);
-  const auto before = bytes_of(out);
+  const auto before = snapshot(out);
   try {
     triangular_solve_into(s, a, Tensor::ones({3, 2}, DType::c64), out);
     FAIL();
@@ -202,7 +202,7 @@ TEST(Cholesky, NotPositiveDefiniteAndBadInputs) {
     a.set<double>({1, 1, b}, b == 1 ? -1.0 : 1.0);
   }
   Tensor out = Tensor::full({2, 2, 3}, 3.0, DType::f64);
-  const auto before = bytes_of(out);
+  const auto before = snapshot(out);
   try {
     cholesky_into(s, a, out);
     FAIL();
