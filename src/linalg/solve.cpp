@@ -50,6 +50,16 @@ template <class T> Tensor solve_typed(Session& s, const Tensor& a, const Rhs& rh
   if (nb == 0 || n == 0) return x;
   T* X = static_cast<T*>(x.mutable_data());
   const auto ln = static_cast<lapack::lint>(n), lk = static_cast<lapack::lint>(k);
+  if (nb == 1 && n <= 8 && k > 0) {  // one tiny system: no batch driver, stack buffers
+    T A[64];
+    lapack::lint ipiv[8];
+    pack_matrix(a, 0, A, n);
+    pack_matrix(rhs.mat(), 0, X, n);
+    blas::set_threads(s.num_threads());
+    if (const lapack::lint info = lapack::gesv<T>(ln, lk, A, ln, ipiv, X, ln))
+      throw_numerical(op, "getrf", "the matrix is singular (exact zero pivot)", BatchFailure{0, info});
+    return x;
+  }
   const std::size_t slot = Carve::bytes<T>(n * n) + Carve::bytes<lapack::lint>(n);
   const BatchFailure f = run_batches(s, nb, n * n * n + 2 * n * n * k + 64, slot, [&](std::int64_t b, std::byte* ws) -> std::int64_t {
     Carve c(ws);

@@ -84,6 +84,14 @@ TEST(Solve, SingularReportsRoutineInfoAndBatchAndLeavesOutUntouched) {
     EXPECT_EQ(e.batch_index(), 2);
   }
   expect_untouched(io, before2);
+  // One unbatched tiny system (the no-driver path) reports batch 0.
+  try {
+    solve(s, Tensor::from_row_major<double>({2, 2}, {1, 2, 2, 4}), Tensor::ones({2}, DType::f64));
+    FAIL() << "no error";
+  } catch (const NumericalError& e) {
+    EXPECT_EQ(e.info(), 2);
+    EXPECT_EQ(e.batch_index(), 0);
+  }
 }
 
 TEST(Solve, ShapeAndDtypeErrorsLeaveOutUntouched) {
