@@ -7,6 +7,7 @@
 #include "tenferro/dtype.hpp"
 #include "tenferro/einsum_path.hpp"
 #include "tenferro/indexing.hpp"
+#include "tenferro/linalg.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/fft.hpp"
 #include "tenferro/ops.hpp"

@@ -10,6 +10,7 @@
 #include "cpu/buffer_pool.hpp"
 #include "cpu/dot_plan.hpp"
 #include "fft/fft_plan.hpp"
+#include "cpu/linalg_cache.hpp"
 #include "tenferro/cpu_backend.hpp"
 
 namespace tenferro::detail {
@@ -20,6 +21,7 @@ struct CpuResources {
   BufferPool pool;
   DotPlanCache dot_plans;
   FftPlanCache fft_plans;  ///< owns FFTW plans: destroyed with the resources
+  LinalgPlanCache linalg_plans;  ///< LAPACK workspace sizes (src/linalg)
 };
 
 /// Shared, reference-counted backend state (the CpuBackend holds one reference, each
