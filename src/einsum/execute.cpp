@@ -82,8 +82,10 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
   // validating it here as well would double the fixed cost of the commonest einsum.
   if (p.direct) {
     const Step& st = p.steps[0];
-    if (out) as_einsum_errors([&] { dot_general_into(s, operands[0], operands[1], st.dims, *out); });
-    else result = dot_general(s, operands[0], operands[1], st.dims);
+    const Tensor& l = operands[static_cast<std::size_t>(st.a)];
+    const Tensor& r = operands[static_cast<std::size_t>(st.b)];
+    if (out) as_einsum_errors([&] { dot_general_into(s, l, r, st.dims, *out); });
+    else result = dot_general(s, l, r, st.dims);
     return;
   }
   if (out) {

@@ -283,12 +283,14 @@ void build_steps(EinsumProgram& p, Scratch& sc) {
     st.a = sc.tree.steps[static_cast<std::size_t>(k)].first;
     st.b = sc.tree.steps[static_cast<std::size_t>(k)].second;
     st.last = k == n - 2;
-    const Dims& A = sc.nodes[static_cast<std::size_t>(st.a)];
-    const Dims& B = sc.nodes[static_cast<std::size_t>(st.b)];
+    const Dims* pa = &sc.nodes[static_cast<std::size_t>(st.a)];
+    const Dims* pb = &sc.nodes[static_cast<std::size_t>(st.b)];
     free_a.clear();
     free_b.clear();
     batch.clear();
     contract.clear();
+    const Dims& A = *pa;
+    const Dims& B = *pb;
     auto kept = [&](std::int64_t id, int here) {
       return sc.out_pos[static_cast<std::size_t>(id)] >= 0 || sc.live[static_cast<std::size_t>(id)] > here;
     };
@@ -307,6 +309,16 @@ void build_steps(EinsumProgram& p, Scratch& sc) {
       free_b.push_back(id);
     }
     st.dot = !contract.empty();
+    if (st.last && st.dot && !free_a.empty() && !free_b.empty() &&
+        sc.out_pos[static_cast<std::size_t>(free_b[0])] < sc.out_pos[static_cast<std::size_t>(free_a[0])]) {
+      // The output starts with b's free axes: contract b·a, so the result is already in
+      // output order ("jib,kjb->kib" runs as kjb·jib, one GEMM per batch, no permuted out).
+      std::swap(st.a, st.b);
+      std::swap(free_a, free_b);
+      std::swap(pa, pb);
+    }
+    const Dims& L = *pa;  // the operands in the order dot_general gets them
+    const Dims& R = *pb;
     st.labels.clear();
     if (st.last) {
       // dot_general keeps free axes in operand order; the batch order is ours to choose.
@@ -331,17 +343,17 @@ void build_steps(EinsumProgram& p, Scratch& sc) {
     st.b_axis.clear();
     if (st.dot) {
       for (std::int64_t id : contract) {
-        st.dims.lhs_contracting.push_back(index_of(A, id));
-        st.dims.rhs_contracting.push_back(index_of(B, id));
+        st.dims.lhs_contracting.push_back(index_of(L, id));
+        st.dims.rhs_contracting.push_back(index_of(R, id));
       }
       for (std::int64_t id : batch) {
-        st.dims.lhs_batch.push_back(index_of(A, id));
-        st.dims.rhs_batch.push_back(index_of(B, id));
+        st.dims.lhs_batch.push_back(index_of(L, id));
+        st.dims.rhs_batch.push_back(index_of(R, id));
       }
     } else {
       for (std::int64_t id : st.labels) {
-        st.a_axis.push_back(index_of(A, id));
-        st.b_axis.push_back(index_of(B, id));
+        st.a_axis.push_back(index_of(L, id));
+        st.b_axis.push_back(index_of(R, id));
       }
     }
     st.shape.clear();
