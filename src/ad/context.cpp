@@ -66,7 +66,7 @@ Tensor unbroadcast(Session& s, const Tensor& g, const Shape& shape) {
 Tensor fit_tangent(Session& s, Tensor t, const Tensor& y) {
   if (is_complex(t.dtype()) && !is_complex(y.dtype())) t = tenferro::real(s, t);
   if (t.dtype() != y.dtype()) t = tenferro::cast(s, t, y.dtype());
-  if (t.rank() != y.rank() || t.shape() != y.shape()) t = t.broadcast_view(y.shape().span());
+  if (!same_shape(t, y)) t = t.broadcast_view(y.shape().span());
   return t;
 }
 
@@ -87,7 +87,7 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor y, std::span<const Eag
   Node* n = &local;
   std::vector<Ref> refs(inputs.size());
   for (std::size_t k = 0; k < inputs.size(); ++k) refs[k] = record ? input_ref(ctx, &inputs[k], name) : Ref{};
-  if (record) n = &ctx.tape().nodes.emplace_back();
+  if (record) n = &ctx.tape().push();
   n->op = op;
   n->nin = 0;
   n->y = y;
@@ -103,7 +103,7 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor y, std::span<const Eag
     tan = rules.jvp(ctx.session(), *n, tans.data());
     if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
   }
-  EagerTensor out = record ? EagerAccess::make(&ctx, std::move(y), Ref{2, static_cast<std::int32_t>(ctx.tape().nodes.size() - 1)},
+  EagerTensor out = record ? EagerAccess::make(&ctx, std::move(y), Ref{2, static_cast<std::int32_t>(ctx.tape().live - 1)},
                                                ctx.tape().generation)
                            : EagerTensor(std::move(y));
   if (tan.defined()) EagerAccess::set_tangent(out, std::move(tan));
@@ -118,7 +118,7 @@ namespace {
 void accumulate(Session& s, Tensor& slot, bool& slot_owned, const Tensor& x_like_shape, DType x_dtype, Grad g) {
   Tensor t = std::move(g.t);
   bool owned = g.owned;
-  if (t.rank() != x_like_shape.rank() || t.shape() != x_like_shape.shape()) {
+  if (!same_shape(t, x_like_shape)) {
     t = unbroadcast(s, t, x_like_shape.shape());
     owned = true;
   }
@@ -167,7 +167,7 @@ EagerTensor Context::leaf(Tensor value, bool requires_grad) {
   if (!requires_grad) return EagerTensor(std::move(value));
   if (!is_inexact(value.dtype()))
     throw DTypeError("leaf", "requires_grad needs a float or complex dtype, got " + std::string(dtype_name(value.dtype())));
-  tape_->leaves.push_back({Tensor(), false, value.dtype()});
+  tape_->leaves.push_back({Tensor(), false, value});
   return EagerAccess::make(this, std::move(value), Ref{1, static_cast<std::int32_t>(tape_->leaves.size() - 1)}, 0);
 }
 
@@ -190,12 +190,9 @@ void Context::zero_grad() noexcept {
   }
 }
 
-void Context::clear_tape() noexcept {
-  tape_->nodes.clear();
-  ++tape_->generation;
-}
+void Context::clear_tape() noexcept { tape_->clear(); }
 
-std::size_t Context::tape_size() const noexcept { return tape_->nodes.size(); }
+std::size_t Context::tape_size() const noexcept { return tape_->live; }
 
 void Context::backward(const EagerTensor& loss, BackwardOptions options) {
   if (loss.numel() != 1)
@@ -204,6 +201,12 @@ void Context::backward(const EagerTensor& loss, BackwardOptions options) {
   if (!is_floating(loss.dtype()))
     throw DTypeError("backward", "implicit cotangent needs a real float loss, got " + std::string(dtype_name(loss.dtype())) +
                                      "; pass a cotangent");
+  Tensor& cached = tape_->one_f64;
+  if (loss.dtype() == DType::f64 && loss.rank() == 0) {
+    if (!cached.defined()) cached = Tensor::ones({}, DType::f64);
+    backward(std::span(&loss, 1), std::span(&cached, 1), options);
+    return;
+  }
   const Tensor one = Tensor::ones(loss.shape().span(), loss.dtype());
   backward(std::span(&loss, 1), std::span(&one, 1), options);
 }
@@ -225,7 +228,7 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
     if (y.context() != this) throw ArgumentError("backward", "output belongs to another AD context");
     if (!y.is_leaf() && EagerAccess::gen(y) != tape.generation)
       throw RuntimeStateError("backward", "the graph of this output was freed by an earlier backward (use retain_graph)");
-    if (!cotangents[i].defined() || cotangents[i].shape() != y.shape())
+    if (!cotangents[i].defined() || !detail::same_shape(cotangents[i], y.value()))
       throw ShapeError("backward", "cotangent shape " +
                                        (cotangents[i].defined() ? cotangents[i].shape().to_string() : std::string("undefined")) +
                                        " differs from the output's " + y.shape().to_string());
@@ -236,7 +239,7 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
     detail::Grad g{cotangents[i], false};
     if (r.kind == 1) {
       auto& l = tape.leaves[static_cast<std::size_t>(r.index)];
-      detail::accumulate(s, l.grad, l.owned, ys[i].value(), l.dtype, std::move(g));
+      detail::accumulate(s, l.grad, l.owned, l.value, l.value.dtype(), std::move(g));
     } else {
       Node& n = tape.nodes[static_cast<std::size_t>(r.index)];
       detail::accumulate(s, n.cot, n.cot_owned, n.y, n.y.dtype(), std::move(g));
@@ -266,7 +269,7 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
         if (r.kind == 0 || !out[k].t.defined()) continue;
         if (r.kind == 1) {
           auto& l = tape.leaves[static_cast<std::size_t>(r.index)];
-          detail::accumulate(s, l.grad, l.owned, n.input(k), l.dtype, std::move(out[k]));
+          detail::accumulate(s, l.grad, l.owned, l.value, l.value.dtype(), std::move(out[k]));
         } else {
           Node& m = tape.nodes[static_cast<std::size_t>(r.index)];
           detail::accumulate(s, m.cot, m.cot_owned, m.y, m.y.dtype(), std::move(out[k]));
@@ -276,7 +279,7 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
       n.cot_owned = false;
     }
   } catch (...) {
-    for (auto& n : tape.nodes) n.cot = Tensor();
+    for (std::size_t i = 0; i < tape.live; ++i) tape.nodes[i].cot = Tensor();
     if (!options.retain_graph) clear_tape();
     throw;
   }

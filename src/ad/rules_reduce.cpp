@@ -44,7 +44,7 @@ Tensor keep_dims(Session& s, const Node& n, const Tensor& g) {
   Shape k = n.x[0].shape();
   for (int i = 0; i < k.size(); ++i)
     if (m >> i & 1) k[i] = 1;
-  return T::reshape(s, g, k.span());
+  return g.is_contiguous() ? g.reshape_view(k.span()) : T::reshape(s, g, k.span());
 }
 /// g broadcast back to x's shape (read-only view).
 Tensor expand(Session& s, const Node& n, const Tensor& g) {

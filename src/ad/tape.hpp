@@ -70,11 +70,11 @@ struct Grad {
   bool owned = false;
 };
 
-/// Leaf slot: the accumulated gradient.
+/// Leaf slot: the accumulated gradient and the leaf's value (its shape and dtype).
 struct Leaf {
   Tensor grad;
   bool owned = false;
-  DType dtype = DType::f64;
+  Tensor value;
 };
 
 /// VJP rule: writes a Grad for each input k whose ref is not none (others may stay
@@ -97,10 +97,37 @@ void register_structural_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_contract_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 
 /// The context's tape.
+/// Note [Tape reuse]: nodes stay constructed across frees; `live` counts the recorded
+/// ones. Freeing releases only the tensors a node holds (so their buffers return to the
+/// session pool) and keeps the node objects and the vector's capacity, so a steady-state
+/// forward + backward constructs and destroys no node.
 struct Tape {
   std::vector<Node> nodes;
+  std::size_t live = 0;
   std::vector<Leaf> leaves;
   std::uint64_t generation = 1;
+  Tensor one_f64;  ///< cached rank-0 1.0 (implicit cotangent of f64 losses; never mutated)
+
+  Node& push() {
+    if (live == nodes.size()) nodes.emplace_back();
+    return nodes[live++];
+  }
+  /// Drops every live node (releasing its tensors) and advances the generation.
+  void clear() noexcept {
+    for (std::size_t i = 0; i < live; ++i) {
+      Node& n = nodes[i];
+      for (Tensor& t : n.x)
+        if (t.defined()) t = Tensor();
+      if (n.y.defined()) n.y = Tensor();
+      if (n.cot.defined()) n.cot = Tensor();
+      n.extra.reset();
+      n.in[0] = n.in[1] = n.in[2] = Ref{};
+      n.cot_owned = n.keepdims = n.all_axes = false;
+      n.nin = 0;
+    }
+    live = 0;
+    ++generation;
+  }
 };
 
 /// Access to EagerTensor/Context internals for the rule files.
@@ -134,6 +161,14 @@ inline Ref input_ref(Context& ctx, const EagerTensor* e, std::string_view op) {
   return r;
 }
 
+/// Same extents (no Dims constructed).
+inline bool same_shape(const Tensor& a, const Tensor& b) noexcept {
+  if (a.rank() != b.rank()) return false;
+  for (int i = 0; i < a.rank(); ++i)
+    if (a.extent(i) != b.extent(i)) return false;
+  return true;
+}
+
 /// Makes a tangent fit the output: broadcast to its shape, complex → real part when the
 /// output is real, converted to its dtype.
 Tensor fit_tangent(Session& s, Tensor t, const Tensor& y);
@@ -159,7 +194,7 @@ EagerTensor finish(Context& ctx, OpId op, Tensor y, const std::array<const Eager
     if (!rules.vjp) throw_no_rule(op, "VJP");
     if (need_tan && !rules.jvp) throw_no_rule(op, "JVP");
     for (std::size_t k = 0; k < N; ++k) (void)input_ref(ctx, inputs[k], tenferro::detail::op_name(op));
-    Node& n = tape.nodes.emplace_back();
+    Node& n = tape.push();
     n.op = op;
     n.nin = static_cast<std::uint8_t>(N);
     for (std::size_t k = 0; k < N; ++k) n.in[k] = input_ref(ctx, inputs[k], tenferro::detail::op_name(op));
@@ -173,7 +208,7 @@ EagerTensor finish(Context& ctx, OpId op, Tensor y, const std::array<const Eager
       tan = rules.jvp(ctx.session(), n, tans);
       if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
     }
-    const Ref r{2, static_cast<std::int32_t>(tape.nodes.size() - 1)};
+    const Ref r{2, static_cast<std::int32_t>(tape.live - 1)};
     EagerTensor out = EagerAccess::make(&ctx, std::move(y), r, tape.generation);
     if (tan.defined()) EagerAccess::set_tangent(out, std::move(tan));
     return out;
