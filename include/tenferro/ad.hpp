@@ -222,6 +222,9 @@ struct VjpResult {
 /// when the numbers of outputs and cotangents differ; ShapeError for a cotangent of the
 /// wrong shape.
 TENFERRO_API VjpResult vjp(Session& s, const MultiFn& f, std::span<const Tensor> xs, std::span<const Tensor> cotangents);
+inline VjpResult vjp(Session& s, const MultiFn& f, std::initializer_list<Tensor> xs, std::initializer_list<Tensor> cotangents) {
+  return vjp(s, f, std::span(xs.begin(), xs.size()), std::span(cotangents.begin(), cotangents.size()));
+}
 
 /// Outputs and output tangents of a jvp.
 struct JvpResult {
@@ -232,6 +235,9 @@ struct JvpResult {
 /// propagation (nothing is recorded). ArgumentError when the numbers of inputs and
 /// tangents differ; ShapeError for a tangent of the wrong shape.
 TENFERRO_API JvpResult jvp(Session& s, const MultiFn& f, std::span<const Tensor> xs, std::span<const Tensor> tangents);
+inline JvpResult jvp(Session& s, const MultiFn& f, std::initializer_list<Tensor> xs, std::initializer_list<Tensor> tangents) {
+  return jvp(s, f, std::span(xs.begin(), xs.size()), std::span(tangents.begin(), tangents.size()));
+}
 
 }  // namespace tenferro::ad
 

@@ -55,11 +55,16 @@ bool wants(const Node& n, int k) { return n.in[k].kind != 0; }
 
 EagerTensor binary(Context& ctx, OpId op, Tensor y, const AdOperand& a, const AdOperand& b) {
   // add and sub rules need no operand values (the runtime takes shapes from the targets).
+  // mul's rules read operand k only for the other operand's derivative: skip saving a
+  // tensor nobody will read (y * 2.0 saves just the scalar).
   const bool linear = op == OpId::add || op == OpId::sub;
+  auto active = [](const AdOperand& o) {
+    return o.eager() && (o.eager()->requires_grad() || o.eager()->tangent().defined());
+  };
   return finish<2>(ctx, op, std::move(y), {a.eager(), b.eager()}, [&](Node& n) {
     if (linear) return;
-    save(n, 0, a);
-    save(n, 1, b);
+    if (op != OpId::mul || active(b)) save(n, 0, a);
+    if (op != OpId::mul || active(a)) save(n, 1, b);
   });
 }
 EagerTensor unary(Context& ctx, OpId op, Tensor y, const EagerTensor& x) {
