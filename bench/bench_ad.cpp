@@ -6,6 +6,9 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "tenferro/ad.hpp"
@@ -127,4 +130,43 @@ BENCHMARK(ad_matmul_backward)->Name("ad/matmul_backward")->Arg(2)->Arg(4)->Arg(8
 BENCHMARK(matmul_backward_by_hand)->Name("yardstick/matmul_backward/plain_ops")->Arg(2)->Arg(4)->Arg(8);
 BENCHMARK(raw_blas_matmul_backward)->Name("yardstick/matmul_backward/raw_blas")->Arg(2)->Arg(4)->Arg(8);
 
-BENCHMARK_MAIN();
+// `bench_ad count CASE N` runs one case N times without Google Benchmark, for
+// instruction counts under callgrind (run at two N and take the difference / ΔN):
+//   valgrind --tool=callgrind --callgrind-out-file=/dev/null build/release/bench/bench_ad count chain16 2000
+// CASE: chain16 (AD), chain16_plain (yardstick), matmul2 (AD), matmul2_plain.
+int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "count") {
+    const std::string c = argv[2];
+    const long n = std::strtol(argv[3], nullptr, 10);
+    HeldSession s = backend().open_session();
+    ad::Context ctx(s);
+    const ad::EagerTensor x = ctx.leaf(random({4, 4}, 1));
+    const ad::EagerTensor a = ctx.leaf(random({2, 2}, 1)), b = ctx.leaf(random({2, 2}, 2));
+    const Tensor xp = random({4, 4}, 1);
+    for (long i = 0; i < n; ++i) {
+      if (c == "chain16") {
+        ad::EagerTensor y = x;
+        for (int k = 0; k < 8; ++k) y = ad::add(ctx, ad::mul(ctx, y, 1.0001), 0.5);
+        ctx.backward(ad::sum(ctx, y));
+        ctx.zero_grad();
+      } else if (c == "chain16_plain") {
+        Tensor y = xp;
+        for (int k = 0; k < 8; ++k) y = add(s, mul(s, y, 1.0001), 0.5);
+        Tensor loss = sum(s, y);
+        Tensor g = Tensor::ones({}, DType::f64).broadcast_view({4, 4});
+        for (int k = 0; k < 8; ++k) g = mul(s, g, 1.0001);
+      } else if (c == "matmul2") {
+        ctx.backward(ad::sum(ctx, ad::matmul(ctx, a, b)));
+        ctx.zero_grad();
+      } else {
+        std::fprintf(stderr, "unknown case %s\n", c.c_str());
+        return 2;
+      }
+    }
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

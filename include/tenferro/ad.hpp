@@ -58,8 +58,9 @@ struct EagerAccess;
 class TENFERRO_API EagerTensor {
  public:
   EagerTensor() = default;
-  /// A constant wrapping `value`.
-  EagerTensor(Tensor value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
+  /// A constant wrapping `value` (implicit on purpose: plain tensors are constants).
+  EagerTensor(const Tensor& value) : value_(value) {}  // NOLINT
+  EagerTensor(Tensor&& value) noexcept : value_(std::move(value)) {}  // NOLINT
 
   /// The primal value.
   const Tensor& value() const noexcept { return value_; }

@@ -70,7 +70,7 @@ Tensor fit_tangent(Session& s, Tensor t, const Tensor& y) {
   return t;
 }
 
-EagerTensor finish_variadic(Context& ctx, OpId op, Tensor y, std::span<const EagerTensor> inputs,
+EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const EagerTensor> inputs,
                             const std::function<void(Node&)>& fill) {
   bool need_grad = false, need_tan = false;
   for (const EagerTensor& e : inputs) {
@@ -115,7 +115,7 @@ namespace {
 /// Adds `g` into a cotangent slot (a node's cot or a leaf's grad) of a value `x`:
 /// unbroadcast to x's shape, real part for a real x, cast to x's dtype; in place when
 /// the slot owns its tensor, else a fresh sum.
-void accumulate(Session& s, Tensor& slot, bool& slot_owned, const Tensor& x_like_shape, DType x_dtype, Grad g) {
+void accumulate(Session& s, Tensor& slot, bool& slot_owned, const Tensor& x_like_shape, DType x_dtype, Grad&& g) {
   Tensor t = std::move(g.t);
   bool owned = g.owned;
   if (!same_shape(t, x_like_shape)) {

@@ -53,7 +53,7 @@ ConjOperand conj_opnd(Session& s, const Node& n, int k) {
 }
 bool wants(const Node& n, int k) { return n.in[k].kind != 0; }
 
-EagerTensor binary(Context& ctx, OpId op, Tensor y, const AdOperand& a, const AdOperand& b) {
+EagerTensor binary(Context& ctx, OpId op, Tensor&& y, const AdOperand& a, const AdOperand& b) {
   // add and sub rules need no operand values (the runtime takes shapes from the targets).
   // mul's rules read operand k only for the other operand's derivative: skip saving a
   // tensor nobody will read (y * 2.0 saves just the scalar).
@@ -67,7 +67,7 @@ EagerTensor binary(Context& ctx, OpId op, Tensor y, const AdOperand& a, const Ad
     if (op != OpId::mul || active(a)) save(n, 1, b);
   });
 }
-EagerTensor unary(Context& ctx, OpId op, Tensor y, const EagerTensor& x) {
+EagerTensor unary(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x) {
   return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) { n.x[0] = x.value(); });
 }
 

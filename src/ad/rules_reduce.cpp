@@ -153,7 +153,7 @@ Tensor jvp_vdot(Session& s, const Node& n, const Tensor* t) {
   return r;
 }
 
-EagerTensor reduction(Context& ctx, OpId op, Tensor y, const EagerTensor& x, std::span<const std::int64_t> axes, bool all,
+EagerTensor reduction(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, std::span<const std::int64_t> axes, bool all,
                       bool keepdims) {
   return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) {
     n.x[0] = x.value();

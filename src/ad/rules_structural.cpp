@@ -235,7 +235,7 @@ Tensor jvp_scatter(Session& s, const Node& n, const Tensor* t) {
   return T::scatter(s, tan_or_zero(s, t, 0, n), e.index, tan_or_zero(s, t, 1, n), e.scatter, e.combiner);
 }
 
-template <class Fill> EagerTensor unary_node(Context& ctx, OpId op, Tensor y, const EagerTensor& x, Fill&& fill) {
+template <class Fill> EagerTensor unary_node(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, Fill&& fill) {
   return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) {
     n.x[0] = x.value();
     fill(n);

@@ -134,7 +134,7 @@ struct Tape {
 struct EagerAccess {
   static Ref ref_of(const EagerTensor& e) noexcept { return {e.kind_, e.index_}; }
   static void set_tangent(EagerTensor& e, Tensor t) { e.tangent_ = std::move(t); }
-  static EagerTensor make(Context* ctx, Tensor value, Ref ref, std::uint64_t gen) {
+  static EagerTensor make(Context* ctx, Tensor&& value, Ref ref, std::uint64_t gen) {
     EagerTensor e(std::move(value));
     e.ctx_ = ctx;
     e.kind_ = ref.kind;
@@ -178,7 +178,7 @@ Tensor fit_tangent(Session& s, Tensor t, const Tensor& y);
 /// rules need. Records when grad is enabled and an input requires grad; computes the
 /// tangent when an input has one. Outputs that are not float/complex never record.
 template <std::size_t N, class Fill>
-EagerTensor finish(Context& ctx, OpId op, Tensor y, const std::array<const EagerTensor*, N>& inputs, Fill&& fill) {
+EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const EagerTensor*, N>& inputs, Fill&& fill) {
   bool need_grad = false, need_tan = false;
   for (const EagerTensor* e : inputs) {
     if (!e) continue;
@@ -230,7 +230,7 @@ EagerTensor finish(Context& ctx, OpId op, Tensor y, const std::array<const Eager
 }
 
 /// finish() for variadic ops: refs and values go to extra.
-EagerTensor finish_variadic(Context& ctx, OpId op, Tensor y, std::span<const EagerTensor> inputs,
+EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const EagerTensor> inputs,
                             const std::function<void(Node&)>& fill);
 
 // ---- small tensor helpers for rules (all run on the session) ----
