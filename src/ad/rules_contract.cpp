@@ -38,7 +38,41 @@ int rank_in(const Dims& d, std::int64_t v) {
 // its partner rhs_contracting[j] falls among B's contracted axes). Conjugation: without
 // conj_lhs, gA = g·conj(B')ᵀ with B' = conj_rhs ? conj(B) : B; with conj_lhs,
 // gA = conj(g)·B'ᵀ. Symmetrically for gB.
+bool is_identity(const Dims& p) {
+  for (int i = 0; i < p.size(); ++i)
+    if (p[i] != i) return false;
+  return true;
+}
+
+/// The plain matrix product [M, K]·[K, N] without conjugation (matmul of matrices):
+/// gA = g·Bᵀ, gB = Aᵀ·g with fixed dimension numbers (no per-call setup).
+bool vjp_matrix_product(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const DotDims& d = n.extra->dot;
+  const Tensor& A = n.x[0];
+  const Tensor& B = n.x[1];
+  if (A.rank() != 2 || B.rank() != 2 || !d.lhs_batch.empty() || d.lhs_contracting.size() != 1 ||
+      d.lhs_contracting[0] != 1 || d.rhs_contracting[0] != 0)
+    return false;
+  if (is_complex(A.dtype()) || is_complex(B.dtype()) || is_complex(g.dtype())) return false;
+  static const DotDims ga = [] {
+    DotDims r;
+    r.lhs_contracting = {1};
+    r.rhs_contracting = {1};
+    return r;
+  }();
+  static const DotDims gb = [] {
+    DotDims r;
+    r.lhs_contracting = {0};
+    r.rhs_contracting = {0};
+    return r;
+  }();
+  if (n.in[0].kind) out[0] = {T::dot_general(s, g, B, ga), true};
+  if (n.in[1].kind) out[1] = {T::dot_general(s, A, g, gb), true};
+  return true;
+}
+
 void vjp_dot(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  if (vjp_matrix_product(s, n, g, out)) return;
   const DotDims& d = n.extra->dot;
   const Tensor& A = n.x[0];
   const Tensor& B = n.x[1];
@@ -69,7 +103,7 @@ void vjp_dot(Session& s, const Node& n, const Tensor& g, Grad* out) {
         perm[a] = nfa + rank_in(d.rhs_contracting, d.rhs_contracting[static_cast<int>(j)]);
       }
     }
-    out[0] = {r.permute_view(perm.span()), true};
+    out[0] = {is_identity(perm) ? std::move(r) : r.permute_view(perm.span()), true};
   }
   if (n.in[1].kind) {
     DotDims gd;
@@ -95,7 +129,7 @@ void vjp_dot(Session& s, const Node& n, const Tensor& g, Grad* out) {
         perm[b] = rank_in(d.lhs_contracting, d.lhs_contracting[static_cast<int>(j)]);
       }
     }
-    out[1] = {r.permute_view(perm.span()), true};
+    out[1] = {is_identity(perm) ? std::move(r) : r.permute_view(perm.span()), true};
   }
 }
 Tensor jvp_dot(Session& s, const Node& n, const Tensor* t) {
@@ -240,7 +274,10 @@ EagerTensor matmul(Context& ctx, const EagerTensor& a, const EagerTensor& b) {
   return detail::finish<2>(ctx, OpId::dot_general, std::move(y), {&a, &b}, [&](Node& n) {
     n.x[0] = a.value();
     n.x[1] = b.value();
-    DotDims& d = n.ex().dot;
+    DotDims& d = n.ex().dot;  // may be reused from an earlier node: set every field
+    d.lhs_batch.clear();
+    d.rhs_batch.clear();
+    d.conj_lhs = d.conj_rhs = false;
     const int ra = a.rank(), rb = b.rank();
     d.lhs_contracting = {ra == 1 ? 0 : 1};
     d.rhs_contracting = {0};

@@ -32,6 +32,14 @@ struct NodeExtra {
   std::vector<std::int64_t> out_labels;           ///< einsum output labels
   std::vector<Ref> refs;                          ///< variadic inputs (concatenate, stack, einsum)
   std::vector<Tensor> xs;                         ///< variadic input values
+
+  /// Drops the tensors and the variadic lists (Note [Tape reuse]); the other fields are
+  /// overwritten by the next op that uses them and read only by that op's rules.
+  void release() noexcept {
+    index = Tensor();
+    refs.clear();
+    xs.clear();
+  }
 };
 
 /// One recorded op application. Single output (every primitive here has one).
@@ -120,7 +128,7 @@ struct Tape {
         if (t.defined()) t = Tensor();
       if (n.y.defined()) n.y = Tensor();
       if (n.cot.defined()) n.cot = Tensor();
-      n.extra.reset();
+      if (n.extra) n.extra->release();  // keep the allocation for the next op that needs one
       n.in[0] = n.in[1] = n.in[2] = Ref{};
       n.cot_owned = n.keepdims = n.all_axes = false;
       n.nin = 0;
