@@ -155,6 +155,15 @@ int main(int argc, char** argv) {
         Tensor loss = sum(s, y);
         Tensor g = Tensor::ones({}, DType::f64).broadcast_view({4, 4});
         for (int k = 0; k < 8; ++k) g = mul(s, g, 1.0001);
+      } else if (c == "matmul2_plain") {
+        DotDims ga, gb;
+        ga.lhs_contracting = {1};
+        ga.rhs_contracting = {1};
+        gb.lhs_contracting = {0};
+        gb.rhs_contracting = {0};
+        Tensor loss = sum(s, matmul(s, a.value(), b.value()));
+        Tensor g = Tensor::ones({}, DType::f64).broadcast_view({2, 2});
+        Tensor ra = dot_general(s, g, b.value(), ga), rb = dot_general(s, a.value(), g, gb);
       } else if (c == "matmul2") {
         ctx.backward(ad::sum(ctx, ad::matmul(ctx, a, b)));
         ctx.zero_grad();
