@@ -95,13 +95,18 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const E
   ex.refs = std::move(refs);
   ex.xs.reserve(inputs.size());
   for (const EagerTensor& e : inputs) ex.xs.push_back(e.value());
-  fill(*n);
   Tensor tan;
-  if (need_tan) {
-    std::vector<Tensor> tans(inputs.size());
-    for (std::size_t k = 0; k < inputs.size(); ++k) tans[k] = inputs[k].tangent();
-    tan = rules.jvp(ctx.session(), *n, tans.data());
-    if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
+  try {
+    fill(*n);
+    if (need_tan) {
+      std::vector<Tensor> tans(inputs.size());
+      for (std::size_t k = 0; k < inputs.size(); ++k) tans[k] = inputs[k].tangent();
+      tan = rules.jvp(ctx.session(), *n, tans.data());
+      if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
+    }
+  } catch (...) {
+    if (record) ctx.tape().pop();  // nothing half-recorded stays on the tape
+    throw;
   }
   EagerTensor out = record ? EagerAccess::make(&ctx, std::move(y), Ref{2, static_cast<std::int32_t>(ctx.tape().live - 1)},
                                                ctx.tape().generation)

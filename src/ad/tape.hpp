@@ -120,10 +120,19 @@ struct Tape {
     if (live == nodes.size()) nodes.emplace_back();
     return nodes[live++];
   }
+  /// Drops the last node (an op whose JVP failed after recording).
+  void pop() noexcept {
+    release(nodes[live - 1]);
+    --live;
+  }
   /// Drops every live node (releasing its tensors) and advances the generation.
   void clear() noexcept {
-    for (std::size_t i = 0; i < live; ++i) {
-      Node& n = nodes[i];
+    for (std::size_t i = 0; i < live; ++i) release(nodes[i]);
+    live = 0;
+    ++generation;
+  }
+  static void release(Node& n) noexcept {
+    {
       for (Tensor& t : n.x)
         if (t.defined()) t = Tensor();
       if (n.y.defined()) n.y = Tensor();
@@ -133,8 +142,6 @@ struct Tape {
       n.cot_owned = n.keepdims = n.all_axes = false;
       n.nin = 0;
     }
-    live = 0;
-    ++generation;
   }
 };
 
@@ -207,14 +214,19 @@ EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const Eag
     n.nin = static_cast<std::uint8_t>(N);
     for (std::size_t k = 0; k < N; ++k) n.in[k] = input_ref(ctx, inputs[k], tenferro::detail::op_name(op));
     n.y = y;
-    fill(n);
     Tensor tan;
-    if (need_tan) {
-      Tensor tans[N > 0 ? N : 1];
-      for (std::size_t k = 0; k < N; ++k)
-        if (inputs[k]) tans[k] = inputs[k]->tangent();
-      tan = rules.jvp(ctx.session(), n, tans);
-      if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
+    try {
+      fill(n);
+      if (need_tan) {
+        Tensor tans[N > 0 ? N : 1];
+        for (std::size_t k = 0; k < N; ++k)
+          if (inputs[k]) tans[k] = inputs[k]->tangent();
+        tan = rules.jvp(ctx.session(), n, tans);
+        if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
+      }
+    } catch (...) {
+      tape.pop();  // nothing half-recorded stays on the tape
+      throw;
     }
     const Ref r{2, static_cast<std::int32_t>(tape.live - 1)};
     EagerTensor out = EagerAccess::make(&ctx, std::move(y), r, tape.generation);

@@ -336,3 +336,24 @@ TEST(AdEinsum, SixSiteMpsNormGradient) {
 }
 
 }  // namespace
+
+namespace {
+// Bad input to a differentiable op throws the plain op's typed error, and nothing is
+// recorded (the tape and the leaves are untouched).
+TEST(AdRuntime, BadInputRecordsNothing) {
+  HeldSession s = backend().open_session();
+  ad::Context ctx(s);
+  const ad::EagerTensor a = ctx.leaf(Tensor::ones({2, 3}, DType::f64));
+  const ad::EagerTensor b = ctx.leaf(Tensor::ones({4}, DType::f64));
+  const ad::EagerTensor y = ad::mul(ctx, a, 2.0);
+  ASSERT_EQ(ctx.tape_size(), 1u);
+  expect_error<ShapeError>([&] { (void)ad::add(ctx, a, b); }, "add");
+  expect_error<AxisError>([&] { (void)ad::sum(ctx, a, {5}); }, "sum");
+  expect_error<RankError>([&] { (void)ad::transpose(ctx, a, {0}); }, "transpose");
+  expect_error<ShapeError>([&] { (void)ad::einsum(ctx, "ij,jk->ik", {a, a}); }, "einsum");
+  expect_error<ShapeError>([&] { ctx.backward(y, Tensor::ones({3, 2}, DType::f64)); }, "backward");
+  EXPECT_EQ(ctx.tape_size(), 1u);
+  EXPECT_FALSE(a.grad().defined());
+  EXPECT_FALSE(b.grad().defined());
+}
+}  // namespace
