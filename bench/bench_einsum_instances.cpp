@@ -4,6 +4,8 @@
 // suite's opt_einsum metadata (`opt_flops.log10_flops`) and to our cost of the suite's
 // own path. A table printer, not a Google Benchmark (planning quality, not speed).
 //   build/release/bench/bench_einsum_instances [path/to/einsum-instances.jsonl] [anneal seconds]
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -105,13 +105,11 @@ inline void plan_random10(benchmark::State& state, tenferro::EinsumOptimizer opt
   const auto& net = random10();
   tenferro::PlanOptions options;
   options.optimizer = optimizer;
-  double flops = 0;
   for (auto _ : state) {
     auto tree = tenferro::plan_contraction(net, options);
     benchmark::DoNotOptimize(tree.steps.data());
-    flops = static_cast<double>(tree.steps.size());
   }
-  flops = tenferro::contraction_cost(net, tenferro::plan_contraction(net, options)).flops;
+  const double flops = tenferro::contraction_cost(net, tenferro::plan_contraction(net, options)).flops;
   state.counters["log10_flops"] = std::log10(flops);
 }
 

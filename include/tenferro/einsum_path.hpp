@@ -62,7 +62,9 @@ enum class EinsumOptimizer : std::uint8_t {
   automatic,  ///< two operands: none needed; up to 12 operands: optimal; else greedy
   greedy,     ///< repeatedly contracts the pair with the best size/cost score
   optimal,    ///< exact dynamic programming over subsets (practical up to ~16 operands)
-  anneal,     ///< simulated annealing over trees, seeded by greedy; for large networks
+  anneal,     ///< for large networks: randomized greedy restarts, then exact rewrites of
+              ///< random subtrees (see optimize_anneal.cpp); never worse than greedy;
+              ///< up to 10 operands it returns the optimal tree
 };
 
 /// Progress reported by long-running optimizers (at most about once per second).
@@ -99,8 +101,9 @@ TENFERRO_API void validate_contraction_network(const ContractionNetwork& net);
 /// ArgumentError naming the step and the node.
 TENFERRO_API void validate_contraction_tree(int num_operands, const ContractionTree& tree);
 
-/// The cost of contracting `net` along `tree`. Throws ArgumentError for a malformed tree
-/// (wrong step count, node used twice or before it exists).
+/// The cost of contracting `net` along `tree` (one operand: no steps, all zero). Throws
+/// ArgumentError for a malformed network (as validate_contraction_network) or tree (as
+/// validate_contraction_tree: wrong step count, node used twice or before it exists).
 TENFERRO_API ContractionCost contraction_cost(const ContractionNetwork& net, const ContractionTree& tree);
 
 /// Plans a contraction order. Throws ArgumentError for a malformed network (label out of

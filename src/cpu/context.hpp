@@ -9,6 +9,8 @@
 
 #include "cpu/buffer_pool.hpp"
 #include "cpu/dot_plan.hpp"
+#include "fft/fft_plan.hpp"
+#include "cpu/linalg_cache.hpp"
 #include "tenferro/cpu_backend.hpp"
 
 namespace tenferro::detail {
@@ -18,6 +20,8 @@ struct CpuResources {
   explicit CpuResources(std::size_t pool_limit) : pool(pool_limit) {}
   BufferPool pool;
   DotPlanCache dot_plans;
+  FftPlanCache fft_plans;  ///< owns FFTW plans: destroyed with the resources
+  LinalgPlanCache linalg_plans;  ///< LAPACK workspace sizes (src/linalg)
 };
 
 /// Shared, reference-counted backend state (the CpuBackend holds one reference, each

@@ -69,10 +69,11 @@ class Budget {
   double next_report_ = 1.0;
 };
 
-// A tree as child/parent links with each node's labels and step flops.
+// A tree as child links with each node's labels and step flops (rewrites go top-down from
+// a chosen node, so no parent links are needed).
 struct TreeState {
   int n = 0, W = 1, root = 0;
-  std::vector<int> left, right, parent;
+  std::vector<int> left, right;
   std::vector<Word> labels;
   std::vector<double> flops;  // per internal node; 0 for leaves
 
@@ -82,7 +83,6 @@ struct TreeState {
     const int nodes = 2 * n - 1;
     left.assign(nodes, -1);
     right.assign(nodes, -1);
-    parent.assign(nodes, -1);
     flops.assign(nodes, 0.0);
     std::vector<Word> scratch;
     tree_labels(net, steps, labels, scratch);
@@ -90,7 +90,6 @@ struct TreeState {
       const int c = n + k;
       left[c] = steps[k].first;
       right[c] = steps[k].second;
-      parent[steps[k].first] = parent[steps[k].second] = c;
       flops[c] = union_size(&labels[left[c] * W], &labels[right[c] * W], W, net.extent.data());
     }
     root = nodes - 1;
@@ -180,7 +179,6 @@ class Reconfigurer {
       const int c = ids_[j], a = map(local_[j].first), b = map(local_[j].second);
       t_.left[c] = a;
       t_.right[c] = b;
-      t_.parent[a] = t_.parent[b] = c;
       std::copy_n(dp_.step_labels(j, W), W, &t_.labels[c * W]);
       t_.flops[c] = union_size(&t_.labels[a * W], &t_.labels[b * W], W, net_.extent.data());
     }

@@ -108,6 +108,7 @@ void GreedyPlanner::run(const PreparedNetwork& net, const GreedyParams& params, 
   next_ = n;
   steps.clear();
   if (n < 2) return;
+  steps.reserve(static_cast<std::size_t>(n - 1));
   bits_.resize(static_cast<std::size_t>(nodes) * W);
   std::copy(net.inputs.begin(), net.inputs.end(), bits_.begin());
   size_.resize(nodes);

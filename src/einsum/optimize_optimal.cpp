@@ -5,11 +5,13 @@
 //
 // best[S] = min over splits S = A ∪ B of best[A] + best[B] + size(labels(A) ∪ labels(B)),
 // ties broken by the largest intermediate. Splits are enumerated as the submasks A of S
-// holding S's lowest member (each unordered split once): 3^k pairs in all.
-// Pruning: a split is skipped before any label work when its two sides' cost plus a lower
+// holding S's lowest member (each unordered split once): about 3^k / 2 pairs in all.
+// Pruning, cheapest first: a subset larger than the cap (the greedy tree's cost) is never
+// built; with connected splits only, a subset whose operands are not connected is never
+// built; a split is skipped before any label work when its two sides' cost plus a lower
 // bound of its own step (the largest of size(A), size(B), size(S): the product space
-// holds all three label sets) exceeds the best found or the cap (the greedy tree's cost).
-// Subsets that only trees above the cap reach stay at infinity and prune everything above.
+// holds all three label sets) exceeds the best found or the cap. Subsets that only trees
+// above the cap reach stay at infinity and prune every split that uses them.
 #include <algorithm>
 #include <numeric>
 
@@ -105,6 +107,7 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
   steps.clear();
   step_masks_.clear();
   if (flops_[full] == kInf) return kInf;
+  steps.reserve(static_cast<std::size_t>(k - 1));
   last_largest_ = largest_[full];
   emit(full, k, steps);
   return flops_[full];
@@ -125,6 +128,11 @@ namespace {
 // Up to this many operands the DP tries every split, outer products included, and is
 // exact over all trees (3^10 = 59049 pairs). Above it, splits must share a label.
 constexpr int kAllSplitsMax = 10;
+// Up to this many operands the DP runs without the greedy cap (3^5 / 2 = 121 splits):
+// measured, the cap pays for its greedy run from 6 operands on.
+constexpr int kNoCapMax = 5;
+// Most connected components joined by the DP (3^12 / 2 splits); more join greedily.
+constexpr int kJoinDpMax = 12;
 
 int find_root(std::vector<int>& parent, int x) {
   while (parent[x] != x) x = parent[x] = parent[parent[x]];
@@ -172,13 +180,50 @@ void merge_parallel_labels(const PreparedNetwork& net, PreparedNetwork& out) {
   }
 }
 
+// Three operands have three trees, (a·b)·c for each choice of c: compare them directly
+// (flops, then largest intermediate, then the order below). The commonest einsum of 3+
+// operands pays a few hundred instructions for planning instead of the DP's setup.
+void three_operand_tree(const PreparedNetwork& net, std::vector<Step>& steps) {
+  const int W = net.words;
+  const double* ext = net.extent.data();
+  const double out_size = set_size(net.output.data(), W, ext);
+  constexpr int kPairs[3][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}};
+  Word ab[64];  // labels of a·b, for networks of at most 64 * 64 labels
+  int best = -1;
+  double best_flops = kInf, best_largest = kInf;
+  for (int p = 0; p < 3; ++p) {
+    const Word *A = net.input(kPairs[p][0]), *B = net.input(kPairs[p][1]), *C = net.input(kPairs[p][2]);
+    for (int w = 0; w < W; ++w) ab[w] = (A[w] | B[w]) & (net.output[w] | C[w]);
+    const double first = union_size(A, B, W, ext), mid = set_size(ab, W, ext);
+    const double flops = first + union_size(ab, C, W, ext), largest = std::max(mid, out_size);
+    if (flops < best_flops || (flops == best_flops && largest < best_largest)) {
+      best = p;
+      best_flops = flops;
+      best_largest = largest;
+    }
+  }
+  steps.assign({{kPairs[best][0], kPairs[best][1]}, {3, kPairs[best][2]}});
+}
+
 void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
-  thread_local PreparedNetwork net;
-  merge_parallel_labels(original, net);
+  if (original.n == 3 && original.words <= 64) {
+    three_operand_tree(original, steps);
+    return;
+  }
+  thread_local SubsetDp dp;
+  // Small networks (the einsum calls of 4..5 operands): the whole DP is about a hundred
+  // splits, cheaper than the greedy run that would cap it.
+  if (original.n <= kNoCapMax) {
+    dp.solve(original.n, original.inputs.data(), original.output.data(), original.words, original.extent.data(), false,
+             kInf, steps);
+    return;
+  }
+  thread_local PreparedNetwork merged;
+  if (original.words > 1) merge_parallel_labels(original, merged);
+  const PreparedNetwork& net = original.words > 1 ? merged : original;
   const int n = net.n, W = net.words;
   thread_local GreedyPlanner greedy;
-  thread_local SubsetDp dp;
-  std::vector<Step> greedy_steps;
+  thread_local std::vector<Step> greedy_steps;
   greedy.run(net, {}, greedy_steps);
   // Slack for rounding: the DP sums the same products in another order.
   const double cap = tree_flops(net, greedy_steps) * (1 + 1e-9);
@@ -215,13 +260,14 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
       steps = greedy_steps;
     return;
   }
-  // Each component alone (its result keeps only output labels: no other component
-  // shares a label with it), then every way of joining the component results.
+  // Each component alone (no other component shares a label with it, so its result
+  // keeps only output labels), then every way of joining the component results.
   steps.clear();
   std::vector<Word> local_inputs, roots_labels;
   std::vector<Step> local;
   std::vector<int> global_of;
   std::vector<int> roots;
+  double components_cost = 0;
   for (const auto& comp : components) {
     const int k = static_cast<int>(comp.size());
     local_inputs.assign(static_cast<std::size_t>(k) * W, 0);
@@ -231,13 +277,18 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
         local_inputs[i * W + w] = net.input(comp[i])[w];
         result[w] |= net.input(comp[i])[w];
       }
-    for (int w = 0; w < W; ++w) result[w] &= net.output[w];
+    // A component of one operand is a leaf: it keeps its labels as given (one only it
+    // holds is summed at its first step); a larger one keeps its output labels only.
+    if (k > 1)
+      for (int w = 0; w < W; ++w) result[w] &= net.output[w];
     global_of.assign(comp.begin(), comp.end());
     if (k > 1) {
-      if (dp.solve(k, local_inputs.data(), result.data(), W, net.extent.data(), k > kAllSplitsMax, cap, local) == kInf) {
+      const double cost = dp.solve(k, local_inputs.data(), result.data(), W, net.extent.data(), k > kAllSplitsMax, cap, local);
+      if (cost == kInf) {
         steps = greedy_steps;  // rounding put every tree above the cap: keep greedy's
         return;
       }
+      components_cost += cost;
       for (const auto& [a, b] : local) {
         steps.emplace_back(global_of[a], global_of[b]);
         global_of.push_back(n + static_cast<int>(steps.size()) - 1);
@@ -246,8 +297,23 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
     roots.push_back(global_of.back());
     roots_labels.insert(roots_labels.end(), result.begin(), result.end());
   }
+  // Joining: the DP over every split for up to kJoinDpMax components, capped by what the
+  // greedy tree leaves for its join (our components cost no more than greedy's, so its
+  // join tree fits under the cap); above that, or if rounding left nothing under the cap,
+  // greedy's own rule (outer products, the two smallest first).
   const int c = static_cast<int>(roots.size());
-  dp.solve(c, roots_labels.data(), net.output.data(), W, net.extent.data(), false, kInf, local);
+  const double join_cap = (cap - components_cost) * (1 + 1e-9) + 1;
+  if (c > kJoinDpMax ||
+      dp.solve(c, roots_labels.data(), net.output.data(), W, net.extent.data(), false, join_cap, local) == kInf) {
+    PreparedNetwork joins;
+    joins.n = c;
+    joins.num_labels = net.num_labels;
+    joins.words = W;
+    joins.inputs = roots_labels;
+    joins.output = net.output;
+    joins.extent = net.extent;
+    greedy.run(joins, {}, local);
+  }
   // Map the joining steps: local leaves are component roots, local node c + j is the j-th join.
   const int base = static_cast<int>(steps.size());
   for (const auto& [a, b] : local) {

@@ -207,11 +207,9 @@ void parse_labels(EinsumLabels labels, std::optional<std::span<const std::int64_
   }
 }
 
-std::string label_name(std::int64_t key, bool string_form) {
-  if (key < 0) return "ellipsis axis " + std::to_string(-1 - key);
-  if (!string_form) return "label " + std::to_string(key);
-  std::string r = "'";
-  const auto cp = static_cast<std::uint32_t>(key);
+std::string utf8(std::int64_t code_point) {
+  const auto cp = static_cast<std::uint32_t>(code_point);
+  std::string r;
   if (cp < 0x80) {
     r += static_cast<char>(cp);
   } else if (cp < 0x800) {
@@ -227,7 +225,13 @@ std::string label_name(std::int64_t key, bool string_form) {
     r += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     r += static_cast<char>(0x80 | (cp & 0x3F));
   }
-  return r + "'";
+  return r;
+}
+
+std::string label_name(std::int64_t key, bool string_form) {
+  if (key < 0) return "ellipsis axis " + std::to_string(-1 - key);
+  if (!string_form) return "label " + std::to_string(key);
+  return "'" + utf8(key) + "'";
 }
 
 }  // namespace tenferro::detail::einsum

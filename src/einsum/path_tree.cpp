@@ -92,21 +92,23 @@ void validate_network(std::string_view op, const ContractionNetwork& net) {
   thread_local std::vector<char> used;
   seen.assign(static_cast<std::size_t>(num_labels), -1);
   used.assign(static_cast<std::size_t>(num_labels), 0);
-  auto check_label = [&](int l, const std::string& who, int marker) {
+  // marker: the operand index, or -2 for the output (names built only on failure).
+  auto who = [](int marker) { return marker == -2 ? std::string("output") : "operand " + str(marker); };
+  auto check_label = [&](int l, int marker) {
     if (l < 0 || l >= num_labels)
-      fail(op, who + " has label " + str(l) + ", but labels are 0.." + str(num_labels - 1) + " (extents.size() is " +
-                   str(num_labels) + ")");
-    if (seen[l] == marker) fail(op, who + " repeats label " + str(l));
+      fail(op, who(marker) + " has label " + str(l) + ", but labels are 0.." + str(num_labels - 1) +
+                   " (extents.size() is " + str(num_labels) + ")");
+    if (seen[l] == marker) fail(op, who(marker) + " repeats label " + str(l));
     seen[l] = marker;
   };
   for (std::size_t i = 0; i < net.inputs.size(); ++i) {
     for (int l : net.inputs[i]) {
-      check_label(l, "operand " + str(static_cast<std::int64_t>(i)), static_cast<int>(i));
+      check_label(l, static_cast<int>(i));
       used[l] = 1;
     }
   }
   for (int l : net.output) {
-    check_label(l, "output", -2);
+    check_label(l, -2);
     if (!used[l]) fail(op, "output label " + str(l) + " is in no operand");
   }
 }

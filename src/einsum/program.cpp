@@ -85,7 +85,7 @@ std::string operand_labels(const Parsed& parsed, int k) {
     const std::int64_t key = parsed.labels[static_cast<std::size_t>(i)];
     if (!r.empty() && !parsed.string_form) r += ' ';
     if (key == kEllipsis) r += "...";
-    else if (parsed.string_form) r += label_name(key, true).substr(1, label_name(key, true).size() - 2);
+    else if (parsed.string_form) r += utf8(key);
     else r += std::to_string(key);
   }
   return parsed.string_form ? "'" + r + "'" : "[" + r + "]";

@@ -44,6 +44,8 @@ struct Parsed {
 void parse_subscripts(std::string_view s, Parsed& out);
 /// Fills Parsed from the integer form. Throws ArgumentError for negative labels.
 void parse_labels(EinsumLabels labels, std::optional<std::span<const std::int64_t>> output, Parsed& out);
+/// The UTF-8 encoding of a label's code point.
+std::string utf8(std::int64_t code_point);
 /// "'i'" (string form), "label 7" (integer form) or "ellipsis axis 0".
 std::string label_name(std::int64_t key, bool string_form);
 

@@ -505,6 +505,88 @@ TEST(Plan, OptimalMatchesTheMatrixChainRecurrence) {
   }
 }
 
+TEST(Plan, OptimalOnManyComponents) {
+  // Several random components, singletons with labels of their own (summed when they
+  // join) and scalars, above the all-splits limit: never worse than greedy, the root is
+  // the output. Then 20 scalars (20 components: joined greedily, no 3^20 search).
+  std::mt19937_64 rng(20);
+  for (int trial = 0; trial < 20; ++trial) {
+    ContractionNetwork net;
+    const int parts = static_cast<int>(draw(rng, 2, 4));
+    for (int p = 0; p < parts; ++p) {
+      const auto part = random_network(rng, static_cast<int>(draw(rng, 2, 4)));
+      const int offset = static_cast<int>(net.extents.size());
+      for (auto in : part.inputs) {
+        for (int& l : in) l += offset;
+        net.inputs.push_back(in);
+      }
+      for (int l : part.output) net.output.push_back(l + offset);
+      net.extents.insert(net.extents.end(), part.extents.begin(), part.extents.end());
+    }
+    while (net.inputs.size() < 13) {
+      const int l = static_cast<int>(net.extents.size());
+      net.extents.push_back(draw(rng, 1, 50));
+      if (draw(rng, 0, 2) == 0) {
+        net.inputs.push_back({});
+      } else {
+        net.inputs.push_back({l});
+        if (draw(rng, 0, 1) == 0) net.output.push_back(l);
+      }
+    }
+    const auto o = plan(net, EinsumOptimizer::optimal);
+    EXPECT_LE(flops(net, o), flops(net, plan(net, EinsumOptimizer::greedy)) * (1 + 1e-12)) << "trial " << trial;
+    auto out = net.output;
+    std::sort(out.begin(), out.end());
+    EXPECT_EQ(root_labels(net, o), out);
+  }
+  ContractionNetwork scalars;
+  scalars.inputs.resize(20);
+  const auto t = plan(scalars, EinsumOptimizer::optimal);
+  EXPECT_EQ(contraction_cost(scalars, t).flops, 19);
+}
+
+// Networks with more than 64 labels (multi-word bitsets; the DP merges labels that have
+// the same holders): a random network plus many parallel bonds and open legs.
+ContractionNetwork with_many_labels(std::mt19937_64& rng, int n, int extra) {
+  auto net = random_network(rng, n);
+  for (int e = 0; e < extra; ++e) {
+    const int l = static_cast<int>(net.extents.size());
+    net.extents.push_back(draw(rng, 1, 2));
+    const int a = static_cast<int>(draw(rng, 0, n - 1));
+    net.inputs[a].push_back(l);
+    if (draw(rng, 0, 2) != 0) {
+      int b = static_cast<int>(draw(rng, 0, n - 2));
+      if (b >= a) ++b;
+      net.inputs[b].push_back(l);
+    } else if (draw(rng, 0, 1) == 0) {
+      net.output.push_back(l);
+    }
+  }
+  return net;
+}
+
+TEST(Plan, ManyLabels) {
+  std::mt19937_64 rng(21);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int n = static_cast<int>(draw(rng, 3, 6));
+    const auto net = with_many_labels(rng, n, 70 + 10 * trial);
+    const auto best = brute_force(net);
+    const auto c = contraction_cost(net, plan(net, EinsumOptimizer::optimal));
+    EXPECT_DOUBLE_EQ(c.flops, best.first) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(c.largest_intermediate, best.second) << "trial " << trial;
+  }
+  for (int trial = 0; trial < 6; ++trial) {
+    const int n = static_cast<int>(draw(rng, 7, 14));
+    const auto net = with_many_labels(rng, n, 150);
+    const auto o = plan(net, EinsumOptimizer::optimal);
+    EXPECT_LE(flops(net, o), flops(net, plan(net, EinsumOptimizer::greedy)) * (1 + 1e-12)) << "trial " << trial;
+    auto out = net.output;
+    std::sort(out.begin(), out.end());
+    EXPECT_EQ(root_labels(net, o), out);
+    EXPECT_EQ(root_labels(net, plan_contraction(net, anneal_options(trial, 200))), out);
+  }
+}
+
 TEST(Plan, OptimalEqualsBruteForceOnTinyNetworks) {
   std::mt19937_64 rng(13);
   for (int trial = 0; trial < 120; ++trial) {

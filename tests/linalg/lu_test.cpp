@@ -1,0 +1,178 @@
+// lu (P·A = L·U), lu_factor / lu_solve, lu_full_pivot (P·A·Q = L·U), det and slogdet
+// over dtypes, layouts, rectangular, batched and zero-size shapes; bad inputs.
+#include "linalg/linalg_test_util.hpp"
+
+using namespace tenferro;
+using namespace tenferro::testing;
+using namespace tenferro::linalg_test;
+
+namespace {
+
+CpuBackend& backend1() {
+  static CpuBackend b(CpuBackendOptions{.num_threads = 1});
+  return b;
+}
+
+bool is_permutation(const Mat& p) {
+  for (std::int64_t i = 0; i < p.m; ++i) {
+    int ones_row = 0, ones_col = 0;
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      if (p(i, j) == cd(1)) ++ones_row;
+      else if (p(i, j) != cd(0)) return false;
+      if (p(j, i) == cd(1)) ++ones_col;
+    }
+    if (ones_row != 1 || ones_col != 1) return false;
+  }
+  return true;
+}
+
+// Reference determinant by cofactor-free Gaussian elimination in complex<double>.
+cd ref_det(Mat a) {
+  cd d = 1;
+  const std::int64_t n = a.m;
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::int64_t p = k;
+    for (std::int64_t i = k + 1; i < n; ++i)
+      if (std::abs(a(i, k)) > std::abs(a(p, k))) p = i;
+    if (a(p, k) == cd(0)) return 0;
+    if (p != k) {
+      for (std::int64_t j = 0; j < n; ++j) std::swap(a(k, j), a(p, j));
+      d = -d;
+    }
+    d *= a(k, k);
+    for (std::int64_t i = k + 1; i < n; ++i) {
+      const cd f = a(i, k) / a(k, k);
+      for (std::int64_t j = k; j < n; ++j) a(i, j) -= f * a(k, j);
+    }
+  }
+  return d;
+}
+
+TEST(Lu, PermutedProductReconstructs) {
+  std::mt19937_64 rng(1);
+  HeldSession s = backend1().open_session();
+  const Shape shapes[] = {{4, 4}, {5, 3}, {3, 5}, {4, 4, 3}, {1, 1}, {3, 0}};
+  for (DType d : kInexactDTypes)
+    for (Lay l : kLays)
+      for (const Shape& sh : shapes) {
+        SCOPED_TRACE(std::string(dtype_name(d)) + " " + sh.to_string() + " layout " + std::to_string(int(l)));
+        const Tensor a = random_in(rng, sh, d, l);
+        const LuResult r = lu(s, a);
+        const std::int64_t m = sh[0], n = sh[1], k = std::min(m, n);
+        ASSERT_EQ(r.L.extent(1), k);
+        ASSERT_EQ(r.U.extent(0), k);
+        for (std::int64_t b = 0; b < batch_count(a); ++b) {
+          const Mat P = get(r.P, b), L = get(r.L, b), U = get(r.U, b), A = get(a, b);
+          EXPECT_TRUE(is_permutation(P));
+          EXPECT_LE(max_diff(mul(P, A), mul(L, U)), tol_for(d, 5) * 10);
+          for (std::int64_t j = 0; j < k; ++j) {
+            EXPECT_EQ(L(j, j), cd(1));
+            for (std::int64_t i = 0; i < j; ++i) EXPECT_EQ(L(i, j), cd(0));
+            // partial pivoting: |l_ij| <= 1 (LAPACK measures complex pivots by |re| + |im|: <= sqrt 2)
+            for (std::int64_t i = j + 1; i < m; ++i) EXPECT_LE(std::abs(L(i, j)), (is_complex(d) ? std::sqrt(2.0) : 1.0) + 1e-6);
+          }
+          for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = j + 1; i < k; ++i) EXPECT_EQ(U(i, j), cd(0));
+        }
+        // lu_factor + lu_solve on square inputs.
+        if (m == n && m > 0) {
+          const LuFactorResult f = lu_factor(s, a);
+          EXPECT_EQ(f.pivots.dtype(), DType::i64);
+          Shape rs = sh;
+          rs[1] = 2;
+          const Tensor rhs = random_in(rng, rs, d, l);
+          const Tensor x = lu_solve(s, f, rhs);
+          for (std::int64_t b = 0; b < batch_count(a); ++b)
+            EXPECT_LE(max_diff(mul(get(a, b), get(x, b)), get(rhs, b)), tol_for(d, n) * 100 * (1 + max_abs(get(x, b))));
+        }
+      }
+}
+
+TEST(Lu, SolveErrorsAndVectorRhs) {
+  HeldSession s = backend1().open_session();
+  const Tensor a = Tensor::from_row_major<double>({2, 2}, {2, 1, 1, 3});
+  LuFactorResult f = lu_factor(s, a);
+  const Tensor x = lu_solve(s, f, Tensor::from_data<double>({2}, {3, 4}));
+  EXPECT_NEAR(x.item<double>({0}), 1.0, 1e-14);
+  EXPECT_NEAR(x.item<double>({1}), 1.0, 1e-14);
+  LuFactorResult bad = f;
+  bad.pivots = Tensor::from_data<std::int64_t>({2}, {5, 1});
+  EXPECT_THROW(lu_solve(s, bad, Tensor::ones({2}, DType::f64)), ArgumentError);
+  bad.pivots = Tensor::from_data<std::int64_t>({3}, {0, 1, 2});
+  EXPECT_THROW(lu_solve(s, bad, Tensor::ones({2}, DType::f64)), ShapeError);
+  bad.pivots = Tensor::ones({2}, DType::i32);
+  EXPECT_THROW(lu_solve(s, bad, Tensor::ones({2}, DType::f64)), DTypeError);
+  const LuFactorResult sing = lu_factor(s, Tensor::zeros({2, 2}, DType::f64));
+  try {
+    lu_solve(s, sing, Tensor::ones({2}, DType::f64));
+    FAIL();
+  } catch (const NumericalError& e) {
+    EXPECT_EQ(e.info(), 1);
+    EXPECT_EQ(e.batch_index(), 0);
+  }
+  EXPECT_THROW(lu(s, Tensor::ones({2, 2}, DType::i32)), DTypeError);
+}
+
+TEST(LuFullPivot, ReconstructsWithBothPermutations) {
+  std::mt19937_64 rng(2);
+  HeldSession s = backend1().open_session();
+  for (DType d : kInexactDTypes)
+    for (Lay l : kLays) {
+      const Tensor a = random_in(rng, Shape{5, 5, 2}, d, l);
+      const FullPivLuResult r = lu_full_pivot(s, a);
+      for (std::int64_t b = 0; b < 2; ++b) {
+        const Mat P = get(r.P, b), Q = get(r.Q, b), L = get(r.L, b), U = get(r.U, b), A = get(a, b);
+        EXPECT_TRUE(is_permutation(P));
+        EXPECT_TRUE(is_permutation(Q));
+        EXPECT_LE(max_diff(mul(mul(P, A), Q), mul(L, U)), tol_for(d, 5) * 10);
+        // complete pivoting: each pivot dominates its row of U and its column of L
+        for (std::int64_t k = 0; k < 5; ++k)
+          for (std::int64_t j = k + 1; j < 5; ++j) {
+            EXPECT_LE(std::abs(U(k, j)), std::abs(U(k, k)) * (1 + 1e-5));
+            EXPECT_LE(std::abs(L(j, k)), 1.0 + 1e-5);
+          }
+      }
+    }
+  // Rank-deficient: rank 1 leaves U's trailing block zero.
+  const Tensor r1 = Tensor::from_row_major<double>({3, 3}, {1, 2, 3, 2, 4, 6, 3, 6, 9});
+  const FullPivLuResult f = lu_full_pivot(s, r1);
+  EXPECT_LE(max_diff(mul(mul(get(f.P), get(r1)), get(f.Q)), mul(get(f.L), get(f.U))), 1e-14);
+  EXPECT_NEAR(std::abs(f.U.item<double>({1, 1})), 0.0, 1e-14);
+  EXPECT_THROW(lu_full_pivot(s, Tensor::ones({2, 3}, DType::f64)), ShapeError);
+}
+
+TEST(Det, MatchesReferenceAndSlogdetAgrees) {
+  std::mt19937_64 rng(3);
+  HeldSession s = backend1().open_session();
+  for (DType d : kInexactDTypes)
+    for (Lay l : kLays) {
+      SCOPED_TRACE(std::string(dtype_name(d)) + " layout " + std::to_string(int(l)));
+      const Tensor a = random_in(rng, Shape{4, 4, 3}, d, l);
+      const Tensor dt = det(s, a);
+      const SlogdetResult sl = slogdet(s, a);
+      ASSERT_EQ(dt.shape(), Shape({3}));
+      ASSERT_EQ(dt.dtype(), d);
+      ASSERT_EQ(sl.logabsdet.dtype(), real_dtype(d));
+      for (std::int64_t b = 0; b < 3; ++b) {
+        const cd ref = ref_det(get(a, b));
+        const cd got = value_at(dt, {b});
+        EXPECT_LE(std::abs(got - ref), tol_for(d, 4) * 10 * (1 + std::abs(ref)));
+        const cd viaslog = value_at(sl.sign, {b}) * std::exp(value_at(sl.logabsdet, {b}).real());
+        EXPECT_LE(std::abs(viaslog - ref), tol_for(d, 4) * 10 * (1 + std::abs(ref)));
+      }
+    }
+  // Singular: det 0, sign 0, logabsdet -inf; empty matrix: det 1.
+  const Tensor z = Tensor::from_row_major<double>({2, 2}, {1, 2, 2, 4});
+  EXPECT_EQ(det(s, z).item<double>(), 0.0);
+  const SlogdetResult sz = slogdet(s, z);
+  EXPECT_EQ(sz.sign.item<double>(), 0.0);
+  EXPECT_EQ(sz.logabsdet.item<double>(), -INFINITY);
+  EXPECT_EQ(det(s, Tensor::zeros({0, 0}, DType::f64)).item<double>(), 1.0);
+  EXPECT_EQ(det(s, Tensor::zeros({2, 2, 0}, DType::f64)).shape(), Shape({0}));
+  // A permutation matrix with one swap has det -1.
+  EXPECT_NEAR(det(s, Tensor::from_row_major<double>({2, 2}, {0, 1, 1, 0})).item<double>(), -1.0, 1e-15);
+  EXPECT_THROW(det(s, Tensor::ones({2, 3}, DType::f64)), ShapeError);
+  EXPECT_THROW(slogdet(s, Tensor::ones({2, 2}, DType::i64)), DTypeError);
+}
+
+}  // namespace
