@@ -14,6 +14,7 @@
 #include "tenferro/dot.hpp"
 #include "tenferro/einsum.hpp"
 #include "tenferro/indexing.hpp"
+#include "tenferro/linalg.hpp"
 #include "tenferro/structural.hpp"
 
 namespace tenferro::ad {
@@ -166,6 +167,16 @@ inline EagerTensor einsum(Context& ctx, std::string_view subscripts, std::initia
 /// Integer-label einsum (as tenferro::einsum's integer form; output required).
 TENFERRO_API EagerTensor einsum(Context& ctx, std::span<const EagerTensor> operands, EinsumLabels labels,
                                 std::span<const std::int64_t> output);
+
+// ---------------------------------------------------------------- linear algebra
+// Rules in src/ad/rules_linalg.cpp (Note [Linear solve rules]). Other linalg ops (svd,
+// qr, eigh, ...) have no differentiable wrapper yet.
+/// solve(A, B) = A⁻¹·B: B̄ = A⁻ᴴ·X̄, Ā = −B̄·Xᴴ; JVP A⁻¹(dB − dA·X).
+TENFERRO_API EagerTensor solve(Context& ctx, const EagerTensor& a, const EagerTensor& b);
+/// triangular_solve; A's cotangent is confined to the triangle that is read (and has a
+/// zero diagonal with unit_diagonal).
+TENFERRO_API EagerTensor triangular_solve(Context& ctx, const EagerTensor& a, const EagerTensor& b,
+                                          const TriangularSolveOptions& opt = {});
 
 // ---------------------------------------------------------------- operator sugar
 // They use the context of the first eager operand that has one (ArgumentError when

@@ -22,6 +22,7 @@ const std::array<Rules, tenferro::detail::kNumOps>& rule_table() {
     register_reduce_rules(t);
     register_structural_rules(t);
     register_contract_rules(t);
+    register_linalg_rules(t);
     return t;
   }();
   return table;

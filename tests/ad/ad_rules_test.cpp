@@ -209,6 +209,31 @@ std::vector<RuleCase> cases() {
   add("einsum", "einsum_lone_summed_label", {{{3, 4}}, {{3}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,i->i", x)}; });
   add("einsum", "einsum_hadamard_outer", {{{3, 2}}, {{3, 4}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,ik->ijk", x)}; });
   add("einsum", "einsum_implicit_output", {{{3, 4}}, {{4, 2}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,jk", x)}; });
+  // ---- linear solves (A shifted by 4·I: well conditioned)
+  auto shifted_a = [](ad::Context& c, const ad::EagerTensor& a) { return ad::add(c, a, ad::mul(c, ad::EagerTensor(Tensor::eye(3, DType::f64)), 4.0));
+  };
+  add("solve", "solve_matrix", {{{3, 3}}, {{3, 2}}}, [shifted_a](auto& c, Args x) { return Out{ad::solve(c, shifted_a(c, x[0]), x[1])}; });
+  add("solve", "solve_batched", {{{3, 3, 2}}, {{3, 2, 2}}}, [shifted_a](auto& c, Args x) {
+    return Out{ad::solve(c, shifted_a(c, x[0]), x[1])};
+  });
+  add("solve", "solve_vector", {{{3, 3}}, {{3}}}, [shifted_a](auto& c, Args x) { return Out{ad::solve(c, shifted_a(c, x[0]), x[1])}; });
+  for (Side side : {Side::left, Side::right})
+    for (Triangle tri : {Triangle::lower, Triangle::upper})
+      for (MatOp op : {MatOp::none, MatOp::transpose, MatOp::adjoint})
+        for (bool unit : {false, true}) {
+          TriangularSolveOptions o;
+          o.side = side;
+          o.tri = tri;
+          o.op = op;
+          o.unit_diagonal = unit;
+          const std::string nm = std::string("triangular_solve_") + (side == Side::left ? "left_" : "right_") +
+                                 (tri == Triangle::lower ? "lower_" : "upper_") +
+                                 (op == MatOp::none ? "none" : op == MatOp::transpose ? "transpose" : "adjoint") + (unit ? "_unit" : "");
+          const Shape bshape = side == Side::left ? Shape{3, 2} : Shape{2, 3};
+          add("triangular_solve", nm, {{{3, 3}}, {bshape}}, [shifted_a, o](auto& c, Args x) {
+            return Out{ad::triangular_solve(c, shifted_a(c, x[0]), x[1], o)};
+          });
+        }
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};

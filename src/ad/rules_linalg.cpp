@@ -1,0 +1,164 @@
+// Differentiable linear solves: solve and triangular_solve (wrappers, JVP, VJP).
+// Note [Linear solve rules] (Note [Complex convention]: VJPs are adjoints, so Aᴴ
+// appears where JAX's rules have Aᵀ):
+//   X = A⁻¹B:        dX = A⁻¹(dB − dA·X);     B̄ = A⁻ᴴ·X̄,  Ā = −B̄·Xᴴ.
+//   op(Â)·X = B:     dX = op(Â)⁻¹(dB − op(dÂ)·X); B̄ = op(Â)⁻ᴴ·X̄, op(Â)‾ = −B̄·Xᴴ;
+//   X·op(Â) = B:     dX = (dB − X·op(dÂ))·op(Â)⁻¹; B̄ = X̄·op(Â)⁻ᴴ, op(Â)‾ = −Xᴴ·B̄;
+// where Â is the triangle of A that is read (unit diagonal: the diagonal is not a
+// variable), so Ā is masked to that triangle. Matrices are [N, N, batch...].
+#include "ad/tape.hpp"
+#include "tenferro/linalg.hpp"
+
+namespace tenferro::ad {
+
+using detail::finish;
+using detail::Grad;
+using detail::Node;
+using detail::OpId;
+
+namespace {
+
+namespace T = ::tenferro;
+
+/// Batch axes 2.. paired on both sides.
+void add_batch(DotDims& d, int rank) {
+  for (int k = 2; k < rank; ++k) {
+    d.lhs_batch.push_back(k);
+    d.rhs_batch.push_back(k);
+  }
+}
+/// A·B for [M, K, b...]·[K, N, b...] (or a vector B [K] with an unbatched A).
+Tensor mm(Session& s, const Tensor& a, const Tensor& b) {
+  DotDims d;
+  d.lhs_contracting = {1};
+  d.rhs_contracting = {0};
+  if (b.rank() >= 2) add_batch(d, a.rank());
+  return T::dot_general(s, a, b, d);
+}
+/// A·Bᴴ (both [M, K, b...] / [N, K, b...]; vectors give the outer product a·bᴴ).
+Tensor mm_bh(Session& s, const Tensor& a, const Tensor& b) {
+  DotDims d;
+  if (a.rank() >= 2) {
+    d.lhs_contracting = {1};
+    d.rhs_contracting = {1};
+    add_batch(d, a.rank());
+  }
+  d.conj_rhs = true;
+  return T::dot_general(s, a, b, d);
+}
+/// Aᴴ·B.
+Tensor mm_ah(Session& s, const Tensor& a, const Tensor& b) {
+  DotDims d;
+  d.lhs_contracting = {0};
+  d.rhs_contracting = {0};
+  add_batch(d, a.rank());
+  d.conj_lhs = true;
+  return T::dot_general(s, a, b, d);
+}
+Dims swap01(int rank) {
+  Dims p;
+  for (int i = 0; i < rank; ++i) p.push_back(i);
+  std::swap(p[0], p[1]);
+  return p;
+}
+/// Mᴴ (a view for real dtypes).
+Tensor adjoint(Session& s, const Tensor& m) {
+  Tensor t = m.permute_view(swap01(m.rank()).span());
+  return is_complex(m.dtype()) ? T::conj(s, t) : t;
+}
+Tensor apply_op(Session& s, const Tensor& m, MatOp op) {
+  switch (op) {
+    case MatOp::none: return m;
+    case MatOp::transpose: return m.permute_view(swap01(m.rank()).span());
+    case MatOp::adjoint: return adjoint(s, m);
+  }
+  return m;
+}
+
+// ---- solve
+void vjp_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  Tensor gb = T::solve(s, adjoint(s, n.x[0]), g);
+  if (n.in[0].kind) out[0] = {T::neg(s, mm_bh(s, gb, n.y)), true};
+  if (n.in[1].kind) out[1] = {std::move(gb), true};
+}
+Tensor jvp_solve(Session& s, const Node& n, const Tensor* t) {
+  Tensor r = t[1];
+  if (t[0].defined()) r = r.defined() ? T::sub(s, r, mm(s, t[0], n.y)) : T::neg(s, mm(s, t[0], n.y));
+  return r.defined() ? T::solve(s, n.x[0], r) : Tensor();
+}
+
+// ---- triangular_solve: options packed in i0 (side | tri << 2 | op << 4 | unit << 6).
+TriangularSolveOptions unpack(std::int64_t v) {
+  TriangularSolveOptions o;
+  o.side = static_cast<Side>(v & 3);
+  o.tri = static_cast<Triangle>((v >> 2) & 3);
+  o.op = static_cast<MatOp>((v >> 4) & 3);
+  o.unit_diagonal = ((v >> 6) & 1) != 0;
+  return o;
+}
+std::int64_t pack(const TriangularSolveOptions& o) {
+  return static_cast<std::int64_t>(o.side) | static_cast<std::int64_t>(o.tri) << 2 | static_cast<std::int64_t>(o.op) << 4 |
+         static_cast<std::int64_t>(o.unit_diagonal) << 6;
+}
+/// The part of a matrix that is a variable of the triangular solve.
+Tensor mask(Session& s, const Tensor& m, const TriangularSolveOptions& o) {
+  const std::int64_t k = o.unit_diagonal ? 1 : 0;
+  return o.tri == Triangle::lower ? T::tril(s, m, -k) : T::triu(s, m, k);
+}
+/// Solves with op(Â)ᴴ in place of op(Â) (on the same side).
+Tensor solve_adjoint(Session& s, const Tensor& a, const Tensor& g, TriangularSolveOptions o) {
+  if (o.op == MatOp::transpose && is_complex(a.dtype())) {
+    // op(Â)ᴴ = conj(Â): conj(Y) solves Â·conj(Y) = conj(g).
+    o.op = MatOp::none;
+    return T::conj(s, T::triangular_solve(s, a, T::conj(s, g), o));
+  }
+  o.op = o.op == MatOp::none ? MatOp::adjoint : MatOp::none;
+  return T::triangular_solve(s, a, g, o);
+}
+void vjp_triangular_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const TriangularSolveOptions o = unpack(n.i0);
+  Tensor gb = solve_adjoint(s, n.x[0], g, o);
+  if (n.in[0].kind) {
+    Tensor gop = o.side == Side::left ? mm_bh(s, gb, n.y) : mm_ah(s, n.y, gb);
+    out[0] = {T::neg(s, mask(s, apply_op(s, gop, o.op), o)), true};
+  }
+  if (n.in[1].kind) out[1] = {std::move(gb), true};
+}
+Tensor jvp_triangular_solve(Session& s, const Node& n, const Tensor* t) {
+  const TriangularSolveOptions o = unpack(n.i0);
+  Tensor r = t[1];
+  if (t[0].defined()) {
+    Tensor da = apply_op(s, mask(s, t[0], o), o.op);
+    Tensor p = o.side == Side::left ? mm(s, da, n.y) : mm(s, n.y, da);
+    r = r.defined() ? T::sub(s, r, p) : T::neg(s, p);
+  }
+  return r.defined() ? T::triangular_solve(s, n.x[0], r, o) : Tensor();
+}
+
+}  // namespace
+
+namespace detail {
+void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
+  t[static_cast<int>(OpId::solve)] = {jvp_solve, vjp_solve};
+  t[static_cast<int>(OpId::triangular_solve)] = {jvp_triangular_solve, vjp_triangular_solve};
+}
+}  // namespace detail
+
+EagerTensor solve(Context& ctx, const EagerTensor& a, const EagerTensor& b) {
+  Tensor y = T::solve(ctx.session(), a.value(), b.value());
+  return finish<2>(ctx, OpId::solve, std::move(y), {&a, &b}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.x[1] = b.value();
+  });
+}
+
+EagerTensor triangular_solve(Context& ctx, const EagerTensor& a, const EagerTensor& b, const TriangularSolveOptions& opt) {
+  Tensor y = T::triangular_solve(ctx.session(), a.value(), b.value(), opt);
+  return finish<2>(ctx, OpId::triangular_solve, std::move(y), {&a, &b}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.x[1] = b.value();
+    n.i0 = pack(opt);
+  });
+}
+
+}  // namespace tenferro::ad
