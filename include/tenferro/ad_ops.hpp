@@ -170,13 +170,23 @@ TENFERRO_API EagerTensor einsum(Context& ctx, std::span<const EagerTensor> opera
 
 // ---------------------------------------------------------------- linear algebra
 // Rules in src/ad/rules_linalg.cpp (Note [Linear solve rules]). Other linalg ops (svd,
-// qr, eigh, ...) have no differentiable wrapper yet.
+// qr, eigh, eig, cholesky, lu, slogdet, lstsq, pinv: several outputs or not yet done)
+// have no differentiable wrapper yet.
 /// solve(A, B) = A⁻¹·B: B̄ = A⁻ᴴ·X̄, Ā = −B̄·Xᴴ; JVP A⁻¹(dB − dA·X).
 TENFERRO_API EagerTensor solve(Context& ctx, const EagerTensor& a, const EagerTensor& b);
 /// triangular_solve; A's cotangent is confined to the triangle that is read (and has a
 /// zero diagonal with unit_diagonal).
 TENFERRO_API EagerTensor triangular_solve(Context& ctx, const EagerTensor& a, const EagerTensor& b,
                                           const TriangularSolveOptions& opt = {});
+
+/// inv(A): Ā = −Xᴴ·X̄·Xᴴ (X = A⁻¹); JVP −X·dA·X.
+TENFERRO_API EagerTensor inv(Context& ctx, const EagerTensor& a);
+/// det(A) [b...]: Ā = ȳ·conj(det A)·A⁻ᴴ; JVP det(A)·tr(A⁻¹·dA). The rules invert A: a
+/// singular A throws NumericalError in backward / in the JVP.
+TENFERRO_API EagerTensor det(Context& ctx, const EagerTensor& a);
+/// matrix_exp(A): JVP and VJP are the upper-right blocks of exp([[A, E], [0, A]]) and
+/// exp([[Aᴴ, X̄], [0, Aᴴ]]) (the Fréchet derivative and its adjoint).
+TENFERRO_API EagerTensor matrix_exp(Context& ctx, const EagerTensor& a);
 
 // ---------------------------------------------------------------- operator sugar
 // They use the context of the first eager operand that has one (ArgumentError when

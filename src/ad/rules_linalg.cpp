@@ -1,4 +1,5 @@
-// Differentiable linear solves: solve and triangular_solve (wrappers, JVP, VJP).
+// Differentiable linear algebra: solve, triangular_solve, inv, det, matrix_exp
+// (wrappers, JVP, VJP).
 // Note [Linear solve rules] (Note [Complex convention]: VJPs are adjoints, so Aᴴ
 // appears where JAX's rules have Aᵀ):
 //   X = A⁻¹B:        dX = A⁻¹(dB − dA·X);     B̄ = A⁻ᴴ·X̄,  Ā = −B̄·Xᴴ.
@@ -135,12 +136,61 @@ Tensor jvp_triangular_solve(Session& s, const Node& n, const Tensor* t) {
   return r.defined() ? T::triangular_solve(s, n.x[0], r, o) : Tensor();
 }
 
+// ---- inv: X = A⁻¹, dX = −X·dA·X, Ā = −Xᴴ·X̄·Xᴴ.
+void vjp_inv(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {T::neg(s, mm_bh(s, mm_ah(s, n.y, g), n.y)), true};
+}
+Tensor jvp_inv(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? T::neg(s, mm(s, mm(s, n.y, t[0]), n.y)) : Tensor();
+}
+
+// ---- det: dy = y·tr(A⁻¹·dA); Ā = ȳ·conj(y)·A⁻ᴴ (batch values reshaped to [1, 1, b...]
+// so they broadcast over the matrix axes, which lead).
+Tensor batch_as_matrix(Session& s, const Tensor& v) {
+  Dims shape{1, 1};
+  for (int i = 0; i < v.rank(); ++i) shape.push_back(v.extent(i));
+  return T::reshape(s, v, shape.span());
+}
+void vjp_det(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  Tensor w = batch_as_matrix(s, T::mul(s, g, detail::conj_if_complex(s, n.y)));
+  out[0] = {T::mul(s, adjoint(s, T::inv(s, n.x[0])), w), true};
+}
+Tensor jvp_det(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  Tensor tr = T::sum(s, T::extract_diagonal(s, mm(s, T::inv(s, n.x[0]), t[0]), 0, 1), {-1});
+  return T::mul(s, n.y, tr);
+}
+
+// ---- matrix_exp: the Fréchet derivative L(A, E) is the upper-right block of
+// exp([[A, E], [0, A]]) (Higham, "Functions of Matrices", 2008, Thm. 3.6), and its
+// adjoint under Re⟨·,·⟩ is L(Aᴴ, ·). So the JVP and the VJP are one matrix_exp each of a
+// 2N × 2N block matrix.
+Tensor frechet_exp(Session& s, const Tensor& a, const Tensor& e) {
+  const std::int64_t n = a.extent(0);
+  Tensor ec = T::cast(s, e, promote(a.dtype(), e.dtype()));
+  Tensor ac = T::cast(s, a, ec.dtype());
+  Tensor z = detail::zeros_like(s, ac);
+  Tensor top = T::concatenate(s, {ac, ec}, 1);
+  Tensor bottom = T::concatenate(s, {z, ac}, 1);
+  Tensor big = T::matrix_exp(s, T::concatenate(s, {top, bottom}, 0));
+  return big.slice_view(0, 0, n).slice_view(1, n, 2 * n);
+}
+void vjp_matrix_exp(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {frechet_exp(s, adjoint(s, n.x[0]), g), false};
+}
+Tensor jvp_matrix_exp(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? frechet_exp(s, n.x[0], t[0]) : Tensor();
+}
+
 }  // namespace
 
 namespace detail {
 void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
   t[static_cast<int>(OpId::solve)] = {jvp_solve, vjp_solve};
   t[static_cast<int>(OpId::triangular_solve)] = {jvp_triangular_solve, vjp_triangular_solve};
+  t[static_cast<int>(OpId::inv)] = {jvp_inv, vjp_inv};
+  t[static_cast<int>(OpId::det)] = {jvp_det, vjp_det};
+  t[static_cast<int>(OpId::matrix_exp)] = {jvp_matrix_exp, vjp_matrix_exp};
 }
 }  // namespace detail
 
@@ -159,6 +209,20 @@ EagerTensor triangular_solve(Context& ctx, const EagerTensor& a, const EagerTens
     n.x[1] = b.value();
     n.i0 = pack(opt);
   });
+}
+
+}  // namespace tenferro::ad
+
+namespace tenferro::ad {
+
+EagerTensor inv(Context& ctx, const EagerTensor& a) {
+  return finish<1>(ctx, OpId::inv, T::inv(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });
+}
+EagerTensor det(Context& ctx, const EagerTensor& a) {
+  return finish<1>(ctx, OpId::det, T::det(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });
+}
+EagerTensor matrix_exp(Context& ctx, const EagerTensor& a) {
+  return finish<1>(ctx, OpId::matrix_exp, T::matrix_exp(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });
 }
 
 }  // namespace tenferro::ad

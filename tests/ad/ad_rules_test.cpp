@@ -234,6 +234,12 @@ std::vector<RuleCase> cases() {
             return Out{ad::triangular_solve(c, shifted_a(c, x[0]), x[1], o)};
           });
         }
+  add("inv", "inv", {{{3, 3}}}, [shifted_a](auto& c, Args x) { return Out{ad::inv(c, shifted_a(c, x[0]))}; });
+  add("inv", "inv_batched", {{{3, 3, 2}}}, [shifted_a](auto& c, Args x) { return Out{ad::inv(c, shifted_a(c, x[0]))}; });
+  add("det", "det", {{{3, 3}}}, [shifted_a](auto& c, Args x) { return Out{ad::det(c, shifted_a(c, x[0]))}; });
+  add("det", "det_batched", {{{3, 3, 2}}}, [shifted_a](auto& c, Args x) { return Out{ad::det(c, shifted_a(c, x[0]))}; });
+  add("matrix_exp", "matrix_exp", {{{3, 3}}}, [](auto& c, Args x) { return Out{ad::matrix_exp(c, x[0])}; });
+  add("matrix_exp", "matrix_exp_batched", {{{3, 3, 2}}}, [](auto& c, Args x) { return Out{ad::matrix_exp(c, x[0])}; });
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
