@@ -184,6 +184,9 @@ TENFERRO_API EagerTensor inv(Context& ctx, const EagerTensor& a);
 /// det(A) [b...]: Ā = ȳ·conj(det A)·A⁻ᴴ; JVP det(A)·tr(A⁻¹·dA). The rules invert A: a
 /// singular A throws NumericalError in backward / in the JVP.
 TENFERRO_API EagerTensor det(Context& ctx, const EagerTensor& a);
+/// cholesky(A, tri): only the `tri` triangle of A is read, so Ā lives in that triangle
+/// (off-diagonal entries count twice: they stand for both triangles of the Hermitian A).
+TENFERRO_API EagerTensor cholesky(Context& ctx, const EagerTensor& a, Triangle tri = Triangle::lower);
 /// matrix_exp(A): JVP and VJP are the upper-right blocks of exp([[A, E], [0, A]]) and
 /// exp([[Aᴴ, X̄], [0, Aᴴ]]) (the Fréchet derivative and its adjoint).
 TENFERRO_API EagerTensor matrix_exp(Context& ctx, const EagerTensor& a);

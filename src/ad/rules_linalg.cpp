@@ -182,6 +182,44 @@ Tensor jvp_matrix_exp(Session& s, const Node& n, const Tensor* t) {
   return t[0].defined() ? frechet_exp(s, n.x[0], t[0]) : Tensor();
 }
 
+// ---- cholesky (Murray, "Differentiation of the Cholesky decomposition", 2016; the form
+// PyTorch uses). With L the lower factor (L = Uᴴ for the upper one) and Φ(M) the lower
+// triangle of M with its diagonal halved:
+//   JVP: dL = L·Φ(L⁻¹·dA·L⁻ᴴ), dA the Hermitian matrix built from the triangle read;
+//   VJP: S = herm(L⁻ᴴ·Φ(Lᴴ·L̄)·L⁻¹) and, since only one triangle of A is read, Ā is S on
+//   the diagonal and 2·S on the off-diagonal entries of that triangle (zero elsewhere).
+TriangularSolveOptions tri_opts(Side side, MatOp op) {
+  TriangularSolveOptions o;
+  o.side = side;
+  o.tri = Triangle::lower;
+  o.op = op;
+  return o;
+}
+Tensor phi(Session& s, const Tensor& m) { return T::sub(s, T::tril(s, m, 0), T::mul(s, T::triu(s, T::tril(s, m, 0), 0), 0.5)); }
+Tensor hermitian_part(Session& s, const Tensor& m) { return T::mul(s, T::add(s, m, adjoint(s, m)), 0.5); }
+void vjp_cholesky(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const bool upper = n.i0 != 0;
+  Tensor l = upper ? adjoint(s, n.y) : n.y;
+  Tensor gl = upper ? adjoint(s, g) : g;
+  Tensor p = phi(s, mm_ah(s, l, gl));
+  Tensor y = T::triangular_solve(s, l, p, tri_opts(Side::left, MatOp::adjoint));
+  Tensor z = T::triangular_solve(s, l, y, tri_opts(Side::right, MatOp::none));
+  Tensor sym = hermitian_part(s, z);
+  out[0] = {upper ? T::add(s, T::triu(s, sym, 1), T::triu(s, sym, 0)) : T::add(s, T::tril(s, sym, -1), T::tril(s, sym, 0)), true};
+}
+Tensor jvp_cholesky(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  const bool upper = n.i0 != 0;
+  Tensor l = upper ? adjoint(s, n.y) : n.y;
+  Tensor h = upper ? T::add(s, T::triu(s, t[0], 0), adjoint(s, T::triu(s, t[0], 1)))
+                   : T::add(s, T::tril(s, t[0], 0), adjoint(s, T::tril(s, t[0], -1)));
+  Tensor da = hermitian_part(s, h);  // real diagonal (potrf ignores its imaginary part)
+  Tensor y = T::triangular_solve(s, l, da, tri_opts(Side::left, MatOp::none));
+  Tensor m = T::triangular_solve(s, l, y, tri_opts(Side::right, MatOp::adjoint));
+  Tensor dl = mm(s, l, phi(s, m));
+  return upper ? adjoint(s, dl) : dl;
+}
+
 }  // namespace
 
 namespace detail {
@@ -189,6 +227,7 @@ void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
   t[static_cast<int>(OpId::solve)] = {jvp_solve, vjp_solve};
   t[static_cast<int>(OpId::triangular_solve)] = {jvp_triangular_solve, vjp_triangular_solve};
   t[static_cast<int>(OpId::inv)] = {jvp_inv, vjp_inv};
+  t[static_cast<int>(OpId::cholesky)] = {jvp_cholesky, vjp_cholesky};
   t[static_cast<int>(OpId::det)] = {jvp_det, vjp_det};
   t[static_cast<int>(OpId::matrix_exp)] = {jvp_matrix_exp, vjp_matrix_exp};
 }
@@ -220,6 +259,12 @@ EagerTensor inv(Context& ctx, const EagerTensor& a) {
 }
 EagerTensor det(Context& ctx, const EagerTensor& a) {
   return finish<1>(ctx, OpId::det, T::det(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });
+}
+EagerTensor cholesky(Context& ctx, const EagerTensor& a, Triangle tri) {
+  return finish<1>(ctx, OpId::cholesky, T::cholesky(ctx.session(), a.value(), tri), {&a}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.i0 = tri == Triangle::upper ? 1 : 0;
+  });
 }
 EagerTensor matrix_exp(Context& ctx, const EagerTensor& a) {
   return finish<1>(ctx, OpId::matrix_exp, T::matrix_exp(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });

@@ -240,6 +240,28 @@ std::vector<RuleCase> cases() {
   add("det", "det_batched", {{{3, 3, 2}}}, [shifted_a](auto& c, Args x) { return Out{ad::det(c, shifted_a(c, x[0]))}; });
   add("matrix_exp", "matrix_exp", {{{3, 3}}}, [](auto& c, Args x) { return Out{ad::matrix_exp(c, x[0])}; });
   add("matrix_exp", "matrix_exp_batched", {{{3, 3, 2}}}, [](auto& c, Args x) { return Out{ad::matrix_exp(c, x[0])}; });
+  // cholesky of A = X·Xᴴ + 3·I (Hermitian positive definite for any X).
+  for (Triangle tri : {Triangle::lower, Triangle::upper})
+    for (bool batched : {false, true}) {
+      const Shape xs = batched ? Shape{3, 3, 2} : Shape{3, 3};
+      add("cholesky", std::string("cholesky_") + (tri == Triangle::lower ? "lower" : "upper") + (batched ? "_batched" : ""), {{xs}},
+          [tri](auto& c, Args x) {
+            DotDims d;
+            d.lhs_contracting = {1};
+            d.rhs_contracting = {1};
+            if (x[0].rank() == 3) {
+              d.lhs_batch = {2};
+              d.rhs_batch = {2};
+            }
+            d.conj_rhs = true;
+            ad::EagerTensor a = ad::add(c, ad::dot_general(c, x[0], x[0], d), ad::mul(c, ad::EagerTensor(Tensor::eye(3, DType::f64)), 3.0));
+            return Out{ad::cholesky(c, a, tri)};
+          });
+    }
+  add("cholesky", "cholesky_reads_one_triangle", {{{3, 3}, -0.3, 0.3}}, [](auto& c, Args x) {
+    // A non-Hermitian input: only the lower triangle matters, so Ā must vanish above it.
+    return Out{ad::cholesky(c, ad::add(c, x[0], ad::mul(c, ad::EagerTensor(Tensor::eye(3, DType::f64)), 3.0)), Triangle::lower)};
+  }, false);
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
