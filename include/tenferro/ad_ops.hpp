@@ -187,6 +187,14 @@ TENFERRO_API EagerTensor det(Context& ctx, const EagerTensor& a);
 /// cholesky(A, tri): only the `tri` triangle of A is read, so Ā lives in that triangle
 /// (off-diagonal entries count twice: they stand for both triangles of the Hermitian A).
 TENFERRO_API EagerTensor cholesky(Context& ctx, const EagerTensor& a, Triangle tri = Triangle::lower);
+/// Eigenvalues (ascending, real) and eigenvectors of a Hermitian matrix.
+struct EighPair {
+  EagerTensor W, V;
+};
+/// eigh(A, tri): rules for distinct eigenvalues (Note [Packed multi-output nodes] in
+/// src/ad/rules_linalg.cpp); only gauge-invariant functions of complex V (e.g. V·f(W)·Vᴴ,
+/// |V|²) have derivatives. Ā lives in the triangle read, as for cholesky.
+TENFERRO_API EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri = Triangle::lower);
 /// matrix_exp(A): JVP and VJP are the upper-right blocks of exp([[A, E], [0, A]]) and
 /// exp([[Aᴴ, X̄], [0, Aᴴ]]) (the Fréchet derivative and its adjoint).
 TENFERRO_API EagerTensor matrix_exp(Context& ctx, const EagerTensor& a);

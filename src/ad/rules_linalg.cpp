@@ -1,5 +1,5 @@
-// Differentiable linear algebra: solve, triangular_solve, inv, det, matrix_exp
-// (wrappers, JVP, VJP).
+// Differentiable linear algebra: solve, triangular_solve, inv, det, cholesky, eigh,
+// matrix_exp (wrappers, JVP, VJP).
 // Note [Linear solve rules] (Note [Complex convention]: VJPs are adjoints, so Aᴴ
 // appears where JAX's rules have Aᵀ):
 //   X = A⁻¹B:        dX = A⁻¹(dB − dA·X);     B̄ = A⁻ᴴ·X̄,  Ā = −B̄·Xᴴ.
@@ -220,6 +220,77 @@ Tensor jvp_cholesky(Session& s, const Node& n, const Tensor* t) {
   return upper ? adjoint(s, dl) : dl;
 }
 
+// ---- eigh. Note [Packed multi-output nodes]: the tape has single-output nodes, so eigh
+// records one node whose value packs both results, Y = [wᵀ; V] ([N + 1, N, b...] in V's
+// dtype: row 0 holds w), and the wrapper returns w and V as recorded slices of it.
+// Rules (A = V·diag(w)·Vᴴ; PyTorch's linalg_eig_backward for Hermitian input):
+//   JVP: M = Vᴴ·dA·V, dw = Re diag(M), dV = V·(F ∘ M) with F_ij = 1/(w_j − w_i), F_ii = 0;
+//   VJP: S = V·(diag(w̄) + F ∘ skew(Vᴴ·V̄))·Vᴴ with skew(X) = (X − Xᴴ)/2; as for cholesky,
+//   Ā is S on the diagonal and 2·S off the diagonal of the triangle read.
+// Degenerate eigenvalues make F infinite (as in every eigh rule); gauge-dependent
+// functions of complex V (its phases) have no derivative.
+Tensor eig_gaps_inverse(Session& s, const Tensor& w, DType dtype) {
+  const std::int64_t n = w.extent(0);
+  Dims row{1, n}, col{n, 1};
+  for (int i = 1; i < w.rank(); ++i) {
+    row.push_back(w.extent(i));
+    col.push_back(w.extent(i));
+  }
+  Tensor wr = T::cast(s, w, dtype);
+  Tensor e = T::sub(s, T::reshape(s, wr, row.span()), T::reshape(s, wr, col.span()));  // w_j - w_i
+  Tensor eye = Tensor::eye(n, dtype);
+  return T::sub(s, T::div(s, 1.0, T::add(s, e, eye)), eye);
+}
+struct Unpacked {
+  Tensor w, v;
+};
+/// w (row 0, as a [N, b...] view) and V (rows 1..N) of a packed eigh value or cotangent.
+Unpacked unpack_eigh(const Tensor& y) {
+  const std::int64_t n = y.extent(1);
+  const Tensor row0 = y.slice_view(0, 0, 1);
+  Dims shape, strides;
+  for (int i = 1; i < y.rank(); ++i) {
+    shape.push_back(row0.extent(i));
+    strides.push_back(row0.stride(i));
+  }
+  return {row0.as_strided_view(shape.span(), strides.span(), row0.offset()), y.slice_view(0, 1, n + 1)};
+}
+Tensor hermitian_from_triangle(Session& s, const Tensor& t, bool upper) {
+  Tensor h = upper ? T::add(s, T::triu(s, t, 0), adjoint(s, T::triu(s, t, 1))) : T::add(s, T::tril(s, t, 0), adjoint(s, T::tril(s, t, -1)));
+  return hermitian_part(s, h);
+}
+Tensor to_triangle(Session& s, const Tensor& sym, bool upper) {
+  return upper ? T::add(s, T::triu(s, sym, 1), T::triu(s, sym, 0)) : T::add(s, T::tril(s, sym, -1), T::tril(s, sym, 0));
+}
+void vjp_eigh(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const Unpacked y = unpack_eigh(n.y), gy = unpack_eigh(g);
+  const Tensor& v = y.v;
+  Tensor f = eig_gaps_inverse(s, T::real(s, y.w), v.dtype());
+  Tensor vhgv = mm_ah(s, v, gy.v);
+  Tensor skew = T::mul(s, T::sub(s, vhgv, adjoint(s, vhgv)), 0.5);
+  Tensor gw = is_complex(gy.w.dtype()) ? T::cast(s, T::real(s, gy.w), v.dtype()) : gy.w;
+  Dims last;  // embed_diagonal takes the diagonal from the last axis: [b..., N]
+  for (int i = 1; i < gw.rank(); ++i) last.push_back(i);
+  last.push_back(0);
+  Tensor inner = T::add(s, T::mul(s, f, skew), T::embed_diagonal(s, gw.permute_view(last.span()), 0, 1));
+  Tensor sym = hermitian_part(s, mm_bh(s, mm(s, v, inner), v));
+  out[0] = {to_triangle(s, sym, n.i0 != 0), true};
+}
+Tensor jvp_eigh(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  const Unpacked y = unpack_eigh(n.y);
+  const Tensor& v = y.v;
+  Tensor m = mm(s, mm_ah(s, v, hermitian_from_triangle(s, t[0], n.i0 != 0)), v);
+  Tensor dw = T::extract_diagonal(s, m, 0, 1);  // [b..., N]: move N first
+  Dims perm{dw.rank() - 1};
+  for (int i = 0; i + 1 < dw.rank(); ++i) perm.push_back(i);
+  dw = T::cast(s, T::real(s, dw.permute_view(perm.span())), v.dtype());
+  Tensor dv = mm(s, v, T::mul(s, eig_gaps_inverse(s, T::real(s, y.w), v.dtype()), m));
+  Dims row{1};
+  for (int i = 0; i < dw.rank(); ++i) row.push_back(dw.extent(i));
+  return T::concatenate(s, {T::reshape(s, dw, row.span()), dv}, 0);
+}
+
 }  // namespace
 
 namespace detail {
@@ -228,6 +299,7 @@ void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
   t[static_cast<int>(OpId::triangular_solve)] = {jvp_triangular_solve, vjp_triangular_solve};
   t[static_cast<int>(OpId::inv)] = {jvp_inv, vjp_inv};
   t[static_cast<int>(OpId::cholesky)] = {jvp_cholesky, vjp_cholesky};
+  t[static_cast<int>(OpId::eigh)] = {jvp_eigh, vjp_eigh};
   t[static_cast<int>(OpId::det)] = {jvp_det, vjp_det};
   t[static_cast<int>(OpId::matrix_exp)] = {jvp_matrix_exp, vjp_matrix_exp};
 }
@@ -265,6 +337,31 @@ EagerTensor cholesky(Context& ctx, const EagerTensor& a, Triangle tri) {
     n.x[0] = a.value();
     n.i0 = tri == Triangle::upper ? 1 : 0;
   });
+}
+EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri) {
+  Session& s = ctx.session();
+  EighResult r = T::eigh(s, a.value(), tri);
+  // Note [Packed multi-output nodes]: Y = [wᵀ; V].
+  const DType dt = r.V.dtype();
+  Dims row{1};
+  for (int i = 0; i < r.W.rank(); ++i) row.push_back(r.W.extent(i));
+  Tensor y = T::concatenate(s, {T::reshape(s, T::cast(s, r.W, dt), row.span()), r.V}, 0);
+  EagerTensor packed = finish<1>(ctx, OpId::eigh, std::move(y), {&a}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.i0 = tri == Triangle::upper ? 1 : 0;
+  });
+  if (!packed.requires_grad() && !packed.tangent().defined()) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
+  const int rank = packed.rank();
+  Dims start(rank, 0), limit_w, limit_v, start_v(rank, 0);
+  for (int i = 0; i < rank; ++i) {
+    limit_w.push_back(packed.value().extent(i));
+    limit_v.push_back(packed.value().extent(i));
+  }
+  limit_w[0] = 1;
+  start_v[0] = 1;
+  EagerTensor w = reshape(ctx, slice(ctx, packed, start, limit_w), r.W.shape().span());
+  if (is_complex(dt)) w = real(ctx, w);
+  return {std::move(w), slice(ctx, packed, start_v, limit_v)};
 }
 EagerTensor matrix_exp(Context& ctx, const EagerTensor& a) {
   return finish<1>(ctx, OpId::matrix_exp, T::matrix_exp(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });

@@ -262,6 +262,32 @@ std::vector<RuleCase> cases() {
     // A non-Hermitian input: only the lower triangle matters, so Ā must vanish above it.
     return Out{ad::cholesky(c, ad::add(c, x[0], ad::mul(c, ad::EagerTensor(Tensor::eye(3, DType::f64)), 3.0)), Triangle::lower)};
   }, false);
+  // eigh of a Hermitian A = X + Xᴴ (+ a spread diagonal: distinct eigenvalues); outputs
+  // W and the gauge-invariant V·diag(sin W)·Vᴴ (complex), or V itself (real).
+  for (bool batched : {false, true})
+    add("eigh", std::string("eigh") + (batched ? "_batched" : ""), {{batched ? Shape{3, 3, 2} : Shape{3, 3}}}, [](auto& c, Args x) {
+      const Tensor spread = Tensor::from_data<double>({3, 3}, {-2, 0, 0, 0, 0.5, 0, 0, 0, 3});
+      const Dims perm = x[0].rank() == 3 ? Dims{1, 0, 2} : Dims{1, 0};
+      ad::EagerTensor a = ad::add(c, ad::add(c, x[0], ad::transpose(c, ad::conj(c, x[0]), perm.span())), spread);
+      ad::EighPair r = ad::eigh(c, a);
+      DotDims d;
+      d.lhs_contracting = {1};
+      d.rhs_contracting = {1};
+      if (a.rank() == 3) {
+        d.lhs_batch = {2};
+        d.rhs_batch = {2};
+      }
+      d.conj_rhs = true;
+      Dims row{1, 3};
+      if (a.rank() == 3) row.push_back(2);
+      ad::EagerTensor vs = ad::mul(c, r.V, ad::reshape(c, ad::sin(c, r.W), row.span()));
+      return Out{r.W, ad::dot_general(c, vs, r.V, d)};
+    });
+  add("eigh", "eigh_vectors_real_upper", {{{3, 3}}}, [](auto& c, Args x) {
+    const Tensor spread = Tensor::from_data<double>({3, 3}, {-2, 0, 0, 0, 0.5, 0, 0, 0, 3});
+    ad::EighPair r = ad::eigh(c, ad::add(c, x[0], spread), Triangle::upper);  // reads the upper triangle only
+    return Out{r.W, r.V};
+  }, false);
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
