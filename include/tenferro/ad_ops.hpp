@@ -195,6 +195,13 @@ struct EighPair {
 /// src/ad/rules_linalg.cpp); only gauge-invariant functions of complex V (e.g. V·f(W)·Vᴴ,
 /// |V|²) have derivatives. Ā lives in the triangle read, as for cholesky.
 TENFERRO_API EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri = Triangle::lower);
+/// Reduced QR factors.
+struct QrPair {
+  EagerTensor Q, R;
+};
+/// Reduced qr(A): rules for tall or square full-rank A (M >= N; UnsupportedAdRule for
+/// M < N when differentiated). Complex inputs need positive_diagonal for a smooth gauge.
+TENFERRO_API QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagonal = false);
 /// matrix_exp(A): JVP and VJP are the upper-right blocks of exp([[A, E], [0, A]]) and
 /// exp([[Aᴴ, X̄], [0, Aᴴ]]) (the Fréchet derivative and its adjoint).
 TENFERRO_API EagerTensor matrix_exp(Context& ctx, const EagerTensor& a);

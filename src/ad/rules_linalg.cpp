@@ -291,6 +291,51 @@ Tensor jvp_eigh(Session& s, const Node& n, const Tensor* t) {
   return T::concatenate(s, {T::reshape(s, dw, row.span()), dv}, 0);
 }
 
+// ---- qr (reduced, M >= N; packed node value [Q; R], [M + N, N, b...]). With
+// C = Qᴴ·dA·R⁻¹ and Ω = tril(C, −1) − tril(C, −1)ᴴ + i·Im diag(C) (skew-Hermitian; the
+// imaginary diagonal is the gauge of complex R with a positive diagonal):
+//   JVP: dR = (C − Ω)·R, dQ = dA·R⁻¹ − Q·(C − Ω);
+//   VJP: M = R·R̄ᴴ − Q̄ᴴ·Q, Ā = (Q̄ + Q·copyltu(M))·R⁻ᴴ with copyltu(M) = tril(M, −1) +
+//   tril(M, −1)ᴴ + Re diag(M) (Walter and Lehmann 2018; PyTorch's linalg_qr_backward).
+TriangularSolveOptions upper_right(MatOp op) {
+  TriangularSolveOptions o;
+  o.side = Side::right;
+  o.tri = Triangle::upper;
+  o.op = op;
+  return o;
+}
+Tensor real_diag(Session& s, const Tensor& m) {
+  Tensor d = T::triu(s, T::tril(s, m, 0), 0);
+  return is_complex(d.dtype()) ? T::cast(s, T::real(s, d), d.dtype()) : d;
+}
+void vjp_qr(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const std::int64_t m = n.x[0].extent(0), k = n.y.extent(1);
+  const Tensor q = n.y.slice_view(0, 0, m), r = n.y.slice_view(0, m, m + k);
+  const Tensor gq = g.slice_view(0, 0, m), gr = g.slice_view(0, m, m + k);
+  Tensor mm_ = T::sub(s, mm_bh(s, r, gr), mm_ah(s, gq, q));
+  Tensor low = T::tril(s, mm_, -1);
+  Tensor cp = T::add(s, T::add(s, low, adjoint(s, low)), real_diag(s, mm_));
+  Tensor b = T::add(s, gq, mm(s, q, cp));
+  out[0] = {T::triangular_solve(s, r, b, upper_right(MatOp::adjoint)), true};
+}
+Tensor jvp_qr(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  const std::int64_t m = n.x[0].extent(0), k = n.y.extent(1);
+  const Tensor q = n.y.slice_view(0, 0, m), r = n.y.slice_view(0, m, m + k);
+  Tensor da_rinv = T::triangular_solve(s, r, t[0], upper_right(MatOp::none));
+  Tensor c = mm_ah(s, q, da_rinv);
+  Tensor low = T::tril(s, c, -1);
+  Tensor omega = T::sub(s, low, adjoint(s, low));
+  if (is_complex(c.dtype())) {
+    Tensor d = T::triu(s, T::tril(s, c, 0), 0);
+    omega = T::add(s, omega, T::mul(s, T::cast(s, T::imag(s, d), c.dtype()), c128(0, 1)));
+  }
+  Tensor cw = T::sub(s, c, omega);
+  Tensor dr = mm(s, cw, r);
+  Tensor dq = T::sub(s, da_rinv, mm(s, q, cw));
+  return T::concatenate(s, {dq, dr}, 0);
+}
+
 }  // namespace
 
 namespace detail {
@@ -300,6 +345,7 @@ void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
   t[static_cast<int>(OpId::inv)] = {jvp_inv, vjp_inv};
   t[static_cast<int>(OpId::cholesky)] = {jvp_cholesky, vjp_cholesky};
   t[static_cast<int>(OpId::eigh)] = {jvp_eigh, vjp_eigh};
+  t[static_cast<int>(OpId::qr)] = {jvp_qr, vjp_qr};
   t[static_cast<int>(OpId::det)] = {jvp_det, vjp_det};
   t[static_cast<int>(OpId::matrix_exp)] = {jvp_matrix_exp, vjp_matrix_exp};
 }
@@ -362,6 +408,27 @@ EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri) {
   EagerTensor w = reshape(ctx, slice(ctx, packed, start, limit_w), r.W.shape().span());
   if (is_complex(dt)) w = real(ctx, w);
   return {std::move(w), slice(ctx, packed, start_v, limit_v)};
+}
+QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagonal) {
+  Session& s = ctx.session();
+  QrResult r = T::qr(s, a.value(), QrMode::reduced, positive_diagonal);
+  const bool diff = a.requires_grad() || a.tangent().defined();
+  if (!diff) return {EagerTensor(std::move(r.Q)), EagerTensor(std::move(r.R))};
+  if (a.value().extent(0) < a.value().extent(1))
+    throw UnsupportedAdRule("qr", "no rule for wide matrices (M < N): got " + a.value().shape().to_string());
+  // Note [Packed multi-output nodes]: Y = [Q; R].
+  Tensor y = T::concatenate(s, {r.Q, r.R}, 0);
+  EagerTensor packed = finish<1>(ctx, OpId::qr, std::move(y), {&a}, [&](Node& n) { n.x[0] = a.value(); });
+  const int rank = packed.rank();
+  const std::int64_t m = r.Q.extent(0);
+  Dims zero(rank, 0), q_lim, r_start(rank, 0), r_lim;
+  for (int i = 0; i < rank; ++i) {
+    q_lim.push_back(packed.value().extent(i));
+    r_lim.push_back(packed.value().extent(i));
+  }
+  q_lim[0] = m;
+  r_start[0] = m;
+  return {slice(ctx, packed, zero, q_lim), slice(ctx, packed, r_start, r_lim)};
 }
 EagerTensor matrix_exp(Context& ctx, const EagerTensor& a) {
   return finish<1>(ctx, OpId::matrix_exp, T::matrix_exp(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });

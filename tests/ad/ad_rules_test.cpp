@@ -288,6 +288,18 @@ std::vector<RuleCase> cases() {
     ad::EighPair r = ad::eigh(c, ad::add(c, x[0], spread), Triangle::upper);  // reads the upper triangle only
     return Out{r.W, r.V};
   }, false);
+  add("qr", "qr_tall_positive_diagonal", {{{4, 3}}}, [](auto& c, Args x) {
+    ad::QrPair r = ad::qr(c, x[0], true);
+    return Out{r.Q, r.R};
+  });
+  add("qr", "qr_square_batched_positive_diagonal", {{{3, 3, 2}}}, [](auto& c, Args x) {
+    ad::QrPair r = ad::qr(c, x[0], true);
+    return Out{r.Q, r.R};
+  });
+  add("qr", "qr_tall_lapack_gauge", {{{4, 3}}}, [](auto& c, Args x) {
+    ad::QrPair r = ad::qr(c, x[0]);
+    return Out{r.Q, r.R};
+  }, false);
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
