@@ -169,9 +169,9 @@ TENFERRO_API EagerTensor einsum(Context& ctx, std::span<const EagerTensor> opera
                                 std::span<const std::int64_t> output);
 
 // ---------------------------------------------------------------- linear algebra
-// Rules in src/ad/rules_linalg.cpp (Note [Linear solve rules]). Other linalg ops (svd,
-// qr, eigh, eig, cholesky, lu, slogdet, lstsq, pinv: several outputs or not yet done)
-// have no differentiable wrapper yet.
+// Rules in src/ad/rules_linalg.cpp (Note [Linear solve rules], Note [Packed multi-output
+// nodes]). svd, eig, lu, slogdet, lstsq, pinv and the norms have no differentiable
+// wrapper yet.
 /// solve(A, B) = A⁻¹·B: B̄ = A⁻ᴴ·X̄, Ā = −B̄·Xᴴ; JVP A⁻¹(dB − dA·X).
 TENFERRO_API EagerTensor solve(Context& ctx, const EagerTensor& a, const EagerTensor& b);
 /// triangular_solve; A's cotangent is confined to the triangle that is read (and has a
