@@ -42,6 +42,10 @@ class TENFERRO_API IndexError : public ValidationError { public: using Validatio
 
 /// A valid request this build or device does not support.
 class TENFERRO_API UnsupportedError : public Error { public: using Error::Error; ~UnsupportedError() override; };
+/// Automatic differentiation reached an op (or an op configuration) that has no JVP or
+/// VJP rule. Raised when the op would be recorded on a tape or given a tangent, never
+/// replaced by a silent zero. The op name is the primitive's catalogue name.
+class TENFERRO_API UnsupportedAdRule : public UnsupportedError { public: using UnsupportedError::UnsupportedError; ~UnsupportedAdRule() override; };
 
 /// Numerical failure: singular matrix, no convergence, integer division by zero.
 class TENFERRO_API NumericalError : public Error {

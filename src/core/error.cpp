@@ -24,6 +24,7 @@ DTypeError::~DTypeError() = default;
 ArgumentError::~ArgumentError() = default;
 IndexError::~IndexError() = default;
 UnsupportedError::~UnsupportedError() = default;
+UnsupportedAdRule::~UnsupportedAdRule() = default;
 BackendError::~BackendError() = default;
 RuntimeStateError::~RuntimeStateError() = default;
 InternalError::~InternalError() = default;

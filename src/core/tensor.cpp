@@ -10,7 +10,8 @@
 
 namespace tenferro {
 
-Tensor::Tensor() noexcept = default;
+// The default constructor, moves and the destructor are inline in tensor.hpp (Note
+// [Inline handle moves]).
 
 Tensor::Tensor(const Tensor& o)
     : block_(o.block_), data_(o.data_), dtype_(o.dtype_), rank_(o.rank_), flags_(o.flags_), small_(o.small_) {
@@ -21,44 +22,12 @@ Tensor::Tensor(const Tensor& o)
   detail::retain_block(block_);
 }
 
-Tensor::Tensor(Tensor&& o) noexcept
-    : block_(o.block_), data_(o.data_), big_(o.big_), dtype_(o.dtype_), rank_(o.rank_), flags_(o.flags_), small_(o.small_) {
-  o.block_ = nullptr;
-  o.data_ = nullptr;
-  o.big_ = nullptr;
-  o.rank_ = 0;
-}
-
 Tensor& Tensor::operator=(const Tensor& o) {
   if (this != &o) {
     Tensor tmp(o);
     *this = std::move(tmp);
   }
   return *this;
-}
-
-Tensor& Tensor::operator=(Tensor&& o) noexcept {
-  if (this != &o) {
-    detail::release_block(block_);
-    delete[] big_;
-    block_ = o.block_;
-    data_ = o.data_;
-    big_ = o.big_;
-    dtype_ = o.dtype_;
-    rank_ = o.rank_;
-    flags_ = o.flags_;
-    small_ = o.small_;
-    o.block_ = nullptr;
-    o.data_ = nullptr;
-    o.big_ = nullptr;
-    o.rank_ = 0;
-  }
-  return *this;
-}
-
-Tensor::~Tensor() {
-  detail::release_block(block_);
-  delete[] big_;
 }
 
 void Tensor::free_layout() noexcept {

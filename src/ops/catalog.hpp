@@ -34,7 +34,7 @@ inline constexpr OpInfo kOps[] = {
 };
 
 /// Number of primitives; the static_assert catches a table edited in one place only.
-inline constexpr int kNumOps = 95;
+inline constexpr int kNumOps = 96;
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumOps, "op catalogue changed: update kNumOps");
 
 constexpr const OpInfo& op_info(OpId id) noexcept { return kOps[static_cast<int>(id)]; }

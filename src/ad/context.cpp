@@ -1,0 +1,376 @@
+// The eager AD runtime: context, leaves, backward, the functional forms and the helpers
+// the rule files share. Note [Eager AD runtime] and Note [Second backward] in ad.hpp.
+#include <string>
+
+#include "ad/tape.hpp"
+#include "tenferro/structural.hpp"
+
+namespace tenferro::ad {
+
+using detail::EagerAccess;
+using detail::Grad;
+using detail::Node;
+using detail::Ref;
+using detail::Tape;
+
+namespace detail {
+
+const std::array<Rules, tenferro::detail::kNumOps>& rule_table() {
+  static const std::array<Rules, tenferro::detail::kNumOps> table = [] {
+    std::array<Rules, tenferro::detail::kNumOps> t{};
+    register_elementwise_rules(t);
+    register_reduce_rules(t);
+    register_structural_rules(t);
+    register_contract_rules(t);
+    register_linalg_rules(t);
+    return t;
+  }();
+  return table;
+}
+
+void throw_stale(std::string_view op) {
+  throw RuntimeStateError(op, "input refers to a tape freed by backward (use retain_graph, or detach() it)");
+}
+void throw_foreign(std::string_view op) {
+  throw ArgumentError(op, "input requires grad but belongs to another AD context");
+}
+void throw_no_rule(OpId op, std::string_view which) {
+  throw UnsupportedAdRule(tenferro::detail::op_name(op), std::string("no ") + std::string(which) + " rule for this op");
+}
+
+Tensor add_maybe(Session& s, const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return tenferro::add(s, a, b);
+}
+Tensor conj_if_complex(Session& s, const Tensor& x) { return is_complex(x.dtype()) ? tenferro::conj(s, x) : x; }
+Tensor zeros_like(Session& s, const Tensor& x) {
+  (void)s;
+  return Tensor::zeros(x.shape().span(), x.dtype());
+}
+Tensor or_zeros(Session& s, const Tensor& t, const Tensor& like) { return t.defined() ? t : zeros_like(s, like); }
+
+Tensor unbroadcast(Session& s, const Tensor& g, const Shape& shape) {
+  // Column-major broadcasting aligns at axis 0: axes of g past shape's rank and axes
+  // where shape has extent 1 (and g more) were stretched; sum them, then drop the extra
+  // trailing axes.
+  Dims axes;
+  for (int i = 0; i < g.rank(); ++i) {
+    const std::int64_t e = i < shape.size() ? shape[i] : 1;
+    if (e == 1 && g.extent(i) != 1) axes.push_back(i);
+  }
+  Tensor r = axes.empty() ? g : tenferro::sum(s, g, axes.span(), true);
+  if (r.rank() != shape.size()) r = tenferro::reshape(s, r, shape.span());
+  return r;
+}
+
+Tensor fit_tangent(Session& s, Tensor t, const Tensor& y) {
+  if (is_complex(t.dtype()) && !is_complex(y.dtype())) t = tenferro::real(s, t);
+  if (t.dtype() != y.dtype()) t = tenferro::cast(s, t, y.dtype());
+  if (!same_shape(t, y)) t = t.broadcast_view(y.shape().span());
+  return t;
+}
+
+EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const EagerTensor> inputs,
+                            const std::function<void(Node&)>& fill) {
+  bool need_grad = false, need_tan = false;
+  for (const EagerTensor& e : inputs) {
+    need_grad |= e.requires_grad();
+    need_tan |= e.tangent().defined();
+  }
+  if ((!need_grad && !need_tan) || !is_inexact(y.dtype())) return EagerTensor(std::move(y));
+  const auto& rules = rule_table()[static_cast<int>(op)];
+  const std::string_view name = tenferro::detail::op_name(op);
+  const bool record = need_grad && EagerAccess::no_grad(ctx) == 0;
+  if (record && !rules.vjp) throw_no_rule(op, "VJP");
+  if (need_tan && !rules.jvp) throw_no_rule(op, "JVP");
+  Node local;
+  Node* n = &local;
+  std::vector<Ref> refs(inputs.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k) refs[k] = record ? input_ref(ctx, &inputs[k], name) : Ref{};
+  if (record) n = &ctx.tape().push();
+  n->op = op;
+  n->nin = 0;
+  n->y = y;
+  auto& ex = n->ex();
+  ex.refs = std::move(refs);
+  ex.xs.reserve(inputs.size());
+  for (const EagerTensor& e : inputs) ex.xs.push_back(e.value());
+  Tensor tan;
+  try {
+    fill(*n);
+    if (need_tan) {
+      std::vector<Tensor> tans(inputs.size());
+      for (std::size_t k = 0; k < inputs.size(); ++k) tans[k] = inputs[k].tangent();
+      tan = rules.jvp(ctx.session(), *n, tans.data());
+      if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
+    }
+  } catch (...) {
+    if (record) ctx.tape().pop();  // nothing half-recorded stays on the tape
+    throw;
+  }
+  EagerTensor out = record ? EagerAccess::make(&ctx, std::move(y), Ref{2, static_cast<std::int32_t>(ctx.tape().live - 1)},
+                                               ctx.tape().generation)
+                           : EagerTensor(std::move(y));
+  if (tan.defined()) EagerAccess::set_tangent(out, std::move(tan));
+  return out;
+}
+
+namespace {
+
+/// Adds `g` into a cotangent slot (a node's cot or a leaf's grad) of a value `x`:
+/// unbroadcast to x's shape, real part for a real x, cast to x's dtype; in place when
+/// the slot owns its tensor, else a fresh sum.
+void accumulate(Session& s, Tensor& slot, bool& slot_owned, const Tensor& x_like_shape, DType x_dtype, Grad&& g) {
+  Tensor t = std::move(g.t);
+  bool owned = g.owned;
+  if (!same_shape(t, x_like_shape)) {
+    t = unbroadcast(s, t, x_like_shape.shape());
+    owned = true;
+  }
+  if (is_complex(t.dtype()) && !is_complex(x_dtype)) {
+    t = tenferro::real(s, t);
+    owned = true;
+  }
+  if (t.dtype() != x_dtype) {
+    t = tenferro::cast(s, t, x_dtype);
+    owned = true;
+  }
+  if (!slot.defined()) {
+    slot = std::move(t);
+    slot_owned = owned && !slot.read_only();
+    return;
+  }
+  if (slot_owned) {
+    tenferro::add_into(s, slot, t, slot);
+  } else {
+    slot = tenferro::add(s, slot, t);
+    slot_owned = true;
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+// ---------------------------------------------------------------- EagerTensor
+
+Tensor EagerTensor::grad() const {
+  if (kind_ != 1 || !ctx_) throw ArgumentError("grad", "not a leaf: only leaves accumulate gradients");
+  return ctx_->tape().leaves[static_cast<std::size_t>(index_)].grad;
+}
+
+EagerTensor detach(const EagerTensor& x) { return EagerTensor(x.value()); }
+
+// ---------------------------------------------------------------- Context
+
+Context::Context(Session& s) : session_(&s), tape_(std::make_unique<Tape>()) {
+  tape_->nodes.reserve(64);
+}
+Context::~Context() = default;
+
+EagerTensor Context::leaf(Tensor value, bool requires_grad) {
+  if (!value.defined()) throw ArgumentError("leaf", "undefined tensor");
+  if (!requires_grad) return EagerTensor(std::move(value));
+  if (!is_inexact(value.dtype()))
+    throw DTypeError("leaf", "requires_grad needs a float or complex dtype, got " + std::string(dtype_name(value.dtype())));
+  tape_->leaves.push_back({Tensor(), false, value});
+  return EagerAccess::make(this, std::move(value), Ref{1, static_cast<std::int32_t>(tape_->leaves.size() - 1)}, 0);
+}
+
+EagerTensor Context::with_tangent(const EagerTensor& x, Tensor tangent) {
+  if (!is_inexact(x.dtype()))
+    throw DTypeError("with_tangent", "tangents need a float or complex primal, got " + std::string(dtype_name(x.dtype())));
+  if (!tangent.defined() || tangent.shape() != x.shape())
+    throw ShapeError("with_tangent", "tangent shape " + (tangent.defined() ? tangent.shape().to_string() : std::string("undefined")) +
+                                         " differs from the primal's " + x.shape().to_string());
+  if (tangent.dtype() != x.dtype()) tangent = tenferro::cast(*session_, tangent, x.dtype());
+  EagerTensor r = x;
+  EagerAccess::set_tangent(r, std::move(tangent));
+  return r;
+}
+
+void Context::zero_grad() noexcept {
+  for (auto& l : tape_->leaves) {
+    l.grad = Tensor();
+    l.owned = false;
+  }
+}
+
+void Context::clear_tape() noexcept { tape_->clear(); }
+
+std::size_t Context::tape_size() const noexcept { return tape_->live; }
+
+void Context::backward(const EagerTensor& loss, BackwardOptions options) {
+  if (loss.numel() != 1)
+    throw ShapeError("backward", "loss has shape " + loss.shape().to_string() + " (" + std::to_string(loss.numel()) +
+                                     " elements); pass a cotangent for a non-scalar output");
+  if (!is_floating(loss.dtype()))
+    throw DTypeError("backward", "implicit cotangent needs a real float loss, got " + std::string(dtype_name(loss.dtype())) +
+                                     "; pass a cotangent");
+  Tensor& cached = tape_->one_f64;
+  if (loss.dtype() == DType::f64 && loss.rank() == 0) {
+    if (!cached.defined()) cached = Tensor::ones({}, DType::f64);
+    backward(std::span(&loss, 1), std::span(&cached, 1), options);
+    return;
+  }
+  const Tensor one = Tensor::ones(loss.shape().span(), loss.dtype());
+  backward(std::span(&loss, 1), std::span(&one, 1), options);
+}
+
+void Context::backward(const EagerTensor& y, const Tensor& cotangent, BackwardOptions options) {
+  backward(std::span(&y, 1), std::span(&cotangent, 1), options);
+}
+
+void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> cotangents, BackwardOptions options) {
+  Session& s = *session_;
+  s.check("backward");
+  Tape& tape = *tape_;
+  if (ys.size() != cotangents.size())
+    throw ArgumentError("backward", std::to_string(ys.size()) + " outputs but " + std::to_string(cotangents.size()) + " cotangents");
+  // Validate everything before touching any slot.
+  for (std::size_t i = 0; i < ys.size(); ++i) {
+    const EagerTensor& y = ys[i];
+    if (!y.requires_grad()) throw ArgumentError("backward", "output " + std::to_string(i) + " does not require grad");
+    if (y.context() != this) throw ArgumentError("backward", "output belongs to another AD context");
+    if (!y.is_leaf() && EagerAccess::gen(y) != tape.generation)
+      throw RuntimeStateError("backward", "the graph of this output was freed by an earlier backward (use retain_graph)");
+    if (!cotangents[i].defined() || !detail::same_shape(cotangents[i], y.value()))
+      throw ShapeError("backward", "cotangent shape " +
+                                       (cotangents[i].defined() ? cotangents[i].shape().to_string() : std::string("undefined")) +
+                                       " differs from the output's " + y.shape().to_string());
+  }
+  int last = -1;
+  for (std::size_t i = 0; i < ys.size(); ++i) {
+    const Ref r = EagerAccess::ref_of(ys[i]);
+    detail::Grad g{cotangents[i], false};
+    if (r.kind == 1) {
+      auto& l = tape.leaves[static_cast<std::size_t>(r.index)];
+      detail::accumulate(s, l.grad, l.owned, l.value, l.value.dtype(), std::move(g));
+    } else {
+      Node& n = tape.nodes[static_cast<std::size_t>(r.index)];
+      detail::accumulate(s, n.cot, n.cot_owned, n.y, n.y.dtype(), std::move(g));
+      last = std::max(last, r.index);
+    }
+  }
+  // Reverse sweep: nodes are in creation (topological) order, so every consumer of a
+  // node's output has a larger index and has already added its contribution.
+  const auto& rules = detail::rule_table();
+  detail::Grad small[3];
+  std::vector<detail::Grad> many;
+  try {
+    for (int i = last; i >= 0; --i) {
+      Node& n = tape.nodes[static_cast<std::size_t>(i)];
+      if (!n.cot.defined()) continue;
+      const int nin = n.num_inputs();
+      detail::Grad* out = small;
+      if (nin > 3) {
+        many.assign(static_cast<std::size_t>(nin), detail::Grad{});
+        out = many.data();
+      } else {
+        for (int k = 0; k < nin; ++k) out[k] = detail::Grad{};
+      }
+      rules[static_cast<int>(n.op)].vjp(s, n, n.cot, out);
+      for (int k = 0; k < nin; ++k) {
+        const Ref r = n.ref(k);
+        if (r.kind == 0 || !out[k].t.defined()) continue;
+        if (r.kind == 1) {
+          auto& l = tape.leaves[static_cast<std::size_t>(r.index)];
+          detail::accumulate(s, l.grad, l.owned, l.value, l.value.dtype(), std::move(out[k]));
+        } else {
+          Node& m = tape.nodes[static_cast<std::size_t>(r.index)];
+          detail::accumulate(s, m.cot, m.cot_owned, m.y, m.y.dtype(), std::move(out[k]));
+        }
+      }
+      n.cot = Tensor();
+      n.cot_owned = false;
+    }
+  } catch (...) {
+    for (std::size_t i = 0; i < tape.live; ++i) tape.nodes[i].cot = Tensor();
+    if (!options.retain_graph) clear_tape();
+    throw;
+  }
+  if (!options.retain_graph) clear_tape();
+}
+
+// ---------------------------------------------------------------- functional forms
+
+namespace {
+
+std::vector<EagerTensor> make_leaves(Context& c, std::span<const Tensor> xs) {
+  std::vector<EagerTensor> v;
+  v.reserve(xs.size());
+  for (const Tensor& x : xs) v.push_back(c.leaf(x, true));
+  return v;
+}
+
+std::vector<Tensor> leaf_grads(Session& s, const std::vector<EagerTensor>& leaves) {
+  std::vector<Tensor> r;
+  r.reserve(leaves.size());
+  for (const EagerTensor& l : leaves) {
+    Tensor g = l.grad();
+    r.push_back(g.defined() ? g : Tensor::zeros(l.shape().span(), l.dtype()));
+  }
+  (void)s;
+  return r;
+}
+
+}  // namespace
+
+std::vector<Tensor> grad(Session& s, const ScalarFn& f, std::span<const Tensor> xs) {
+  Context c(s);
+  std::vector<EagerTensor> leaves = make_leaves(c, xs);
+  EagerTensor y = f(c, leaves);
+  if (!y.requires_grad()) {
+    if (y.numel() != 1) throw ShapeError("grad", "f must return a scalar, got shape " + y.shape().to_string());
+    return leaf_grads(s, leaves);
+  }
+  c.backward(y);
+  return leaf_grads(s, leaves);
+}
+
+VjpResult vjp(Session& s, const MultiFn& f, std::span<const Tensor> xs, std::span<const Tensor> cotangents) {
+  Context c(s);
+  std::vector<EagerTensor> leaves = make_leaves(c, xs);
+  std::vector<EagerTensor> ys = f(c, leaves);
+  if (ys.size() != cotangents.size())
+    throw ArgumentError("vjp", "f returned " + std::to_string(ys.size()) + " outputs but " + std::to_string(cotangents.size()) +
+                                   " cotangents were given");
+  VjpResult r;
+  std::vector<EagerTensor> live;
+  std::vector<Tensor> cots;
+  for (std::size_t i = 0; i < ys.size(); ++i) {
+    r.outputs.push_back(ys[i].value());
+    if (!cotangents[i].defined() || cotangents[i].shape() != ys[i].shape())
+      throw ShapeError("vjp", "cotangent " + std::to_string(i) + " shape differs from the output's " + ys[i].shape().to_string());
+    if (ys[i].requires_grad()) {
+      live.push_back(ys[i]);
+      cots.push_back(cotangents[i]);
+    }
+  }
+  if (!live.empty()) c.backward(live, cots);
+  r.cotangents = leaf_grads(s, leaves);
+  return r;
+}
+
+JvpResult jvp(Session& s, const MultiFn& f, std::span<const Tensor> xs, std::span<const Tensor> tangents) {
+  if (xs.size() != tangents.size())
+    throw ArgumentError("jvp", std::to_string(xs.size()) + " inputs but " + std::to_string(tangents.size()) + " tangents");
+  Context c(s);
+  std::vector<EagerTensor> in;
+  in.reserve(xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) in.push_back(c.with_tangent(EagerTensor(xs[i]), tangents[i]));
+  std::vector<EagerTensor> ys;
+  {
+    NoGradGuard ng(c);
+    ys = f(c, in);
+  }
+  JvpResult r;
+  for (const EagerTensor& y : ys) {
+    r.outputs.push_back(y.value());
+    r.tangents.push_back(y.tangent().defined() ? tenferro::to_contiguous(s, y.tangent())
+                                               : Tensor::zeros(y.shape().span(), y.dtype()));
+  }
+  return r;
+}
+
+}  // namespace tenferro::ad

@@ -1,0 +1,437 @@
+// Differentiable linear algebra: solve, triangular_solve, inv, det, cholesky, eigh,
+// matrix_exp (wrappers, JVP, VJP).
+// Note [Linear solve rules] (Note [Complex convention]: VJPs are adjoints, so Aᴴ
+// appears where JAX's rules have Aᵀ):
+//   X = A⁻¹B:        dX = A⁻¹(dB − dA·X);     B̄ = A⁻ᴴ·X̄,  Ā = −B̄·Xᴴ.
+//   op(Â)·X = B:     dX = op(Â)⁻¹(dB − op(dÂ)·X); B̄ = op(Â)⁻ᴴ·X̄, op(Â)‾ = −B̄·Xᴴ;
+//   X·op(Â) = B:     dX = (dB − X·op(dÂ))·op(Â)⁻¹; B̄ = X̄·op(Â)⁻ᴴ, op(Â)‾ = −Xᴴ·B̄;
+// where Â is the triangle of A that is read (unit diagonal: the diagonal is not a
+// variable), so Ā is masked to that triangle. Matrices are [N, N, batch...].
+#include "ad/tape.hpp"
+#include "tenferro/linalg.hpp"
+
+namespace tenferro::ad {
+
+using detail::finish;
+using detail::Grad;
+using detail::Node;
+using detail::OpId;
+
+namespace {
+
+namespace T = ::tenferro;
+
+/// Batch axes 2.. paired on both sides.
+void add_batch(DotDims& d, int rank) {
+  for (int k = 2; k < rank; ++k) {
+    d.lhs_batch.push_back(k);
+    d.rhs_batch.push_back(k);
+  }
+}
+/// A·B for [M, K, b...]·[K, N, b...] (or a vector B [K] with an unbatched A).
+Tensor mm(Session& s, const Tensor& a, const Tensor& b) {
+  DotDims d;
+  d.lhs_contracting = {1};
+  d.rhs_contracting = {0};
+  if (b.rank() >= 2) add_batch(d, a.rank());
+  return T::dot_general(s, a, b, d);
+}
+/// A·Bᴴ (both [M, K, b...] / [N, K, b...]; vectors give the outer product a·bᴴ).
+Tensor mm_bh(Session& s, const Tensor& a, const Tensor& b) {
+  DotDims d;
+  if (a.rank() >= 2) {
+    d.lhs_contracting = {1};
+    d.rhs_contracting = {1};
+    add_batch(d, a.rank());
+  }
+  d.conj_rhs = true;
+  return T::dot_general(s, a, b, d);
+}
+/// Aᴴ·B.
+Tensor mm_ah(Session& s, const Tensor& a, const Tensor& b) {
+  DotDims d;
+  d.lhs_contracting = {0};
+  d.rhs_contracting = {0};
+  add_batch(d, a.rank());
+  d.conj_lhs = true;
+  return T::dot_general(s, a, b, d);
+}
+Dims swap01(int rank) {
+  Dims p;
+  for (int i = 0; i < rank; ++i) p.push_back(i);
+  std::swap(p[0], p[1]);
+  return p;
+}
+/// Mᴴ (a view for real dtypes).
+Tensor adjoint(Session& s, const Tensor& m) {
+  Tensor t = m.permute_view(swap01(m.rank()).span());
+  return is_complex(m.dtype()) ? T::conj(s, t) : t;
+}
+Tensor apply_op(Session& s, const Tensor& m, MatOp op) {
+  switch (op) {
+    case MatOp::none: return m;
+    case MatOp::transpose: return m.permute_view(swap01(m.rank()).span());
+    case MatOp::adjoint: return adjoint(s, m);
+  }
+  return m;
+}
+
+// ---- solve
+void vjp_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  Tensor gb = T::solve(s, adjoint(s, n.x[0]), g);
+  if (n.in[0].kind) out[0] = {T::neg(s, mm_bh(s, gb, n.y)), true};
+  if (n.in[1].kind) out[1] = {std::move(gb), true};
+}
+Tensor jvp_solve(Session& s, const Node& n, const Tensor* t) {
+  Tensor r = t[1];
+  if (t[0].defined()) r = r.defined() ? T::sub(s, r, mm(s, t[0], n.y)) : T::neg(s, mm(s, t[0], n.y));
+  return r.defined() ? T::solve(s, n.x[0], r) : Tensor();
+}
+
+// ---- triangular_solve: options packed in i0 (side | tri << 2 | op << 4 | unit << 6).
+TriangularSolveOptions unpack(std::int64_t v) {
+  TriangularSolveOptions o;
+  o.side = static_cast<Side>(v & 3);
+  o.tri = static_cast<Triangle>((v >> 2) & 3);
+  o.op = static_cast<MatOp>((v >> 4) & 3);
+  o.unit_diagonal = ((v >> 6) & 1) != 0;
+  return o;
+}
+std::int64_t pack(const TriangularSolveOptions& o) {
+  return static_cast<std::int64_t>(o.side) | static_cast<std::int64_t>(o.tri) << 2 | static_cast<std::int64_t>(o.op) << 4 |
+         static_cast<std::int64_t>(o.unit_diagonal) << 6;
+}
+/// The part of a matrix that is a variable of the triangular solve.
+Tensor mask(Session& s, const Tensor& m, const TriangularSolveOptions& o) {
+  const std::int64_t k = o.unit_diagonal ? 1 : 0;
+  return o.tri == Triangle::lower ? T::tril(s, m, -k) : T::triu(s, m, k);
+}
+/// Solves with op(Â)ᴴ in place of op(Â) (on the same side).
+Tensor solve_adjoint(Session& s, const Tensor& a, const Tensor& g, TriangularSolveOptions o) {
+  if (o.op == MatOp::transpose && is_complex(a.dtype())) {
+    // op(Â)ᴴ = conj(Â): conj(Y) solves Â·conj(Y) = conj(g).
+    o.op = MatOp::none;
+    return T::conj(s, T::triangular_solve(s, a, T::conj(s, g), o));
+  }
+  o.op = o.op == MatOp::none ? MatOp::adjoint : MatOp::none;
+  return T::triangular_solve(s, a, g, o);
+}
+void vjp_triangular_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const TriangularSolveOptions o = unpack(n.i0);
+  Tensor gb = solve_adjoint(s, n.x[0], g, o);
+  if (n.in[0].kind) {
+    Tensor gop = o.side == Side::left ? mm_bh(s, gb, n.y) : mm_ah(s, n.y, gb);
+    out[0] = {T::neg(s, mask(s, apply_op(s, gop, o.op), o)), true};
+  }
+  if (n.in[1].kind) out[1] = {std::move(gb), true};
+}
+Tensor jvp_triangular_solve(Session& s, const Node& n, const Tensor* t) {
+  const TriangularSolveOptions o = unpack(n.i0);
+  Tensor r = t[1];
+  if (t[0].defined()) {
+    Tensor da = apply_op(s, mask(s, t[0], o), o.op);
+    Tensor p = o.side == Side::left ? mm(s, da, n.y) : mm(s, n.y, da);
+    r = r.defined() ? T::sub(s, r, p) : T::neg(s, p);
+  }
+  return r.defined() ? T::triangular_solve(s, n.x[0], r, o) : Tensor();
+}
+
+// ---- inv: X = A⁻¹, dX = −X·dA·X, Ā = −Xᴴ·X̄·Xᴴ.
+void vjp_inv(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {T::neg(s, mm_bh(s, mm_ah(s, n.y, g), n.y)), true};
+}
+Tensor jvp_inv(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? T::neg(s, mm(s, mm(s, n.y, t[0]), n.y)) : Tensor();
+}
+
+// ---- det: dy = y·tr(A⁻¹·dA); Ā = ȳ·conj(y)·A⁻ᴴ (batch values reshaped to [1, 1, b...]
+// so they broadcast over the matrix axes, which lead).
+Tensor batch_as_matrix(Session& s, const Tensor& v) {
+  Dims shape{1, 1};
+  for (int i = 0; i < v.rank(); ++i) shape.push_back(v.extent(i));
+  return T::reshape(s, v, shape.span());
+}
+void vjp_det(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  Tensor w = batch_as_matrix(s, T::mul(s, g, detail::conj_if_complex(s, n.y)));
+  out[0] = {T::mul(s, adjoint(s, T::inv(s, n.x[0])), w), true};
+}
+Tensor jvp_det(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  Tensor tr = T::sum(s, T::extract_diagonal(s, mm(s, T::inv(s, n.x[0]), t[0]), 0, 1), {-1});
+  return T::mul(s, n.y, tr);
+}
+
+// ---- matrix_exp: the Fréchet derivative L(A, E) is the upper-right block of
+// exp([[A, E], [0, A]]) (Higham, "Functions of Matrices", 2008, Thm. 3.6), and its
+// adjoint under Re⟨·,·⟩ is L(Aᴴ, ·). So the JVP and the VJP are one matrix_exp each of a
+// 2N × 2N block matrix.
+Tensor frechet_exp(Session& s, const Tensor& a, const Tensor& e) {
+  const std::int64_t n = a.extent(0);
+  Tensor ec = T::cast(s, e, promote(a.dtype(), e.dtype()));
+  Tensor ac = T::cast(s, a, ec.dtype());
+  Tensor z = detail::zeros_like(s, ac);
+  Tensor top = T::concatenate(s, {ac, ec}, 1);
+  Tensor bottom = T::concatenate(s, {z, ac}, 1);
+  Tensor big = T::matrix_exp(s, T::concatenate(s, {top, bottom}, 0));
+  return big.slice_view(0, 0, n).slice_view(1, n, 2 * n);
+}
+void vjp_matrix_exp(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {frechet_exp(s, adjoint(s, n.x[0]), g), false};
+}
+Tensor jvp_matrix_exp(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? frechet_exp(s, n.x[0], t[0]) : Tensor();
+}
+
+// ---- cholesky (Murray, "Differentiation of the Cholesky decomposition", 2016; the form
+// PyTorch uses). With L the lower factor (L = Uᴴ for the upper one) and Φ(M) the lower
+// triangle of M with its diagonal halved:
+//   JVP: dL = L·Φ(L⁻¹·dA·L⁻ᴴ), dA the Hermitian matrix built from the triangle read;
+//   VJP: S = herm(L⁻ᴴ·Φ(Lᴴ·L̄)·L⁻¹) and, since only one triangle of A is read, Ā is S on
+//   the diagonal and 2·S on the off-diagonal entries of that triangle (zero elsewhere).
+TriangularSolveOptions tri_opts(Side side, MatOp op) {
+  TriangularSolveOptions o;
+  o.side = side;
+  o.tri = Triangle::lower;
+  o.op = op;
+  return o;
+}
+Tensor phi(Session& s, const Tensor& m) { return T::sub(s, T::tril(s, m, 0), T::mul(s, T::triu(s, T::tril(s, m, 0), 0), 0.5)); }
+Tensor hermitian_part(Session& s, const Tensor& m) { return T::mul(s, T::add(s, m, adjoint(s, m)), 0.5); }
+void vjp_cholesky(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const bool upper = n.i0 != 0;
+  Tensor l = upper ? adjoint(s, n.y) : n.y;
+  Tensor gl = upper ? adjoint(s, g) : g;
+  Tensor p = phi(s, mm_ah(s, l, gl));
+  Tensor y = T::triangular_solve(s, l, p, tri_opts(Side::left, MatOp::adjoint));
+  Tensor z = T::triangular_solve(s, l, y, tri_opts(Side::right, MatOp::none));
+  Tensor sym = hermitian_part(s, z);
+  out[0] = {upper ? T::add(s, T::triu(s, sym, 1), T::triu(s, sym, 0)) : T::add(s, T::tril(s, sym, -1), T::tril(s, sym, 0)), true};
+}
+Tensor jvp_cholesky(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  const bool upper = n.i0 != 0;
+  Tensor l = upper ? adjoint(s, n.y) : n.y;
+  Tensor h = upper ? T::add(s, T::triu(s, t[0], 0), adjoint(s, T::triu(s, t[0], 1)))
+                   : T::add(s, T::tril(s, t[0], 0), adjoint(s, T::tril(s, t[0], -1)));
+  Tensor da = hermitian_part(s, h);  // real diagonal (potrf ignores its imaginary part)
+  Tensor y = T::triangular_solve(s, l, da, tri_opts(Side::left, MatOp::none));
+  Tensor m = T::triangular_solve(s, l, y, tri_opts(Side::right, MatOp::adjoint));
+  Tensor dl = mm(s, l, phi(s, m));
+  return upper ? adjoint(s, dl) : dl;
+}
+
+// ---- eigh. Note [Packed multi-output nodes]: the tape has single-output nodes, so eigh
+// records one node whose value packs both results, Y = [wᵀ; V] ([N + 1, N, b...] in V's
+// dtype: row 0 holds w), and the wrapper returns w and V as recorded slices of it.
+// Rules (A = V·diag(w)·Vᴴ; PyTorch's linalg_eig_backward for Hermitian input):
+//   JVP: M = Vᴴ·dA·V, dw = Re diag(M), dV = V·(F ∘ M) with F_ij = 1/(w_j − w_i), F_ii = 0;
+//   VJP: S = V·(diag(w̄) + F ∘ skew(Vᴴ·V̄))·Vᴴ with skew(X) = (X − Xᴴ)/2; as for cholesky,
+//   Ā is S on the diagonal and 2·S off the diagonal of the triangle read.
+// Degenerate eigenvalues make F infinite (as in every eigh rule); gauge-dependent
+// functions of complex V (its phases) have no derivative.
+Tensor eig_gaps_inverse(Session& s, const Tensor& w, DType dtype) {
+  const std::int64_t n = w.extent(0);
+  Dims row{1, n}, col{n, 1};
+  for (int i = 1; i < w.rank(); ++i) {
+    row.push_back(w.extent(i));
+    col.push_back(w.extent(i));
+  }
+  Tensor wr = T::cast(s, w, dtype);
+  Tensor e = T::sub(s, T::reshape(s, wr, row.span()), T::reshape(s, wr, col.span()));  // w_j - w_i
+  Tensor eye = Tensor::eye(n, dtype);
+  return T::sub(s, T::div(s, 1.0, T::add(s, e, eye)), eye);
+}
+struct Unpacked {
+  Tensor w, v;
+};
+/// w (row 0, as a [N, b...] view) and V (rows 1..N) of a packed eigh value or cotangent.
+Unpacked unpack_eigh(const Tensor& y) {
+  const std::int64_t n = y.extent(1);
+  const Tensor row0 = y.slice_view(0, 0, 1);
+  Dims shape, strides;
+  for (int i = 1; i < y.rank(); ++i) {
+    shape.push_back(row0.extent(i));
+    strides.push_back(row0.stride(i));
+  }
+  return {row0.as_strided_view(shape.span(), strides.span(), row0.offset()), y.slice_view(0, 1, n + 1)};
+}
+Tensor hermitian_from_triangle(Session& s, const Tensor& t, bool upper) {
+  Tensor h = upper ? T::add(s, T::triu(s, t, 0), adjoint(s, T::triu(s, t, 1))) : T::add(s, T::tril(s, t, 0), adjoint(s, T::tril(s, t, -1)));
+  return hermitian_part(s, h);
+}
+Tensor to_triangle(Session& s, const Tensor& sym, bool upper) {
+  return upper ? T::add(s, T::triu(s, sym, 1), T::triu(s, sym, 0)) : T::add(s, T::tril(s, sym, -1), T::tril(s, sym, 0));
+}
+void vjp_eigh(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const Unpacked y = unpack_eigh(n.y), gy = unpack_eigh(g);
+  const Tensor& v = y.v;
+  Tensor f = eig_gaps_inverse(s, T::real(s, y.w), v.dtype());
+  Tensor vhgv = mm_ah(s, v, gy.v);
+  Tensor skew = T::mul(s, T::sub(s, vhgv, adjoint(s, vhgv)), 0.5);
+  Tensor gw = is_complex(gy.w.dtype()) ? T::cast(s, T::real(s, gy.w), v.dtype()) : gy.w;
+  Dims last;  // embed_diagonal takes the diagonal from the last axis: [b..., N]
+  for (int i = 1; i < gw.rank(); ++i) last.push_back(i);
+  last.push_back(0);
+  Tensor inner = T::add(s, T::mul(s, f, skew), T::embed_diagonal(s, gw.permute_view(last.span()), 0, 1));
+  Tensor sym = hermitian_part(s, mm_bh(s, mm(s, v, inner), v));
+  out[0] = {to_triangle(s, sym, n.i0 != 0), true};
+}
+Tensor jvp_eigh(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  const Unpacked y = unpack_eigh(n.y);
+  const Tensor& v = y.v;
+  Tensor m = mm(s, mm_ah(s, v, hermitian_from_triangle(s, t[0], n.i0 != 0)), v);
+  Tensor dw = T::extract_diagonal(s, m, 0, 1);  // [b..., N]: move N first
+  Dims perm{dw.rank() - 1};
+  for (int i = 0; i + 1 < dw.rank(); ++i) perm.push_back(i);
+  dw = T::cast(s, T::real(s, dw.permute_view(perm.span())), v.dtype());
+  Tensor dv = mm(s, v, T::mul(s, eig_gaps_inverse(s, T::real(s, y.w), v.dtype()), m));
+  Dims row{1};
+  for (int i = 0; i < dw.rank(); ++i) row.push_back(dw.extent(i));
+  return T::concatenate(s, {T::reshape(s, dw, row.span()), dv}, 0);
+}
+
+// ---- qr (reduced, M >= N; packed node value [Q; R], [M + N, N, b...]). With
+// C = Qᴴ·dA·R⁻¹ and Ω = tril(C, −1) − tril(C, −1)ᴴ + i·Im diag(C) (skew-Hermitian; the
+// imaginary diagonal is the gauge of complex R with a positive diagonal):
+//   JVP: dR = (C − Ω)·R, dQ = dA·R⁻¹ − Q·(C − Ω);
+//   VJP: M = R·R̄ᴴ − Q̄ᴴ·Q, Ā = (Q̄ + Q·copyltu(M))·R⁻ᴴ with copyltu(M) = tril(M, −1) +
+//   tril(M, −1)ᴴ + Re diag(M) (Walter and Lehmann 2018; PyTorch's linalg_qr_backward).
+TriangularSolveOptions upper_right(MatOp op) {
+  TriangularSolveOptions o;
+  o.side = Side::right;
+  o.tri = Triangle::upper;
+  o.op = op;
+  return o;
+}
+Tensor real_diag(Session& s, const Tensor& m) {
+  Tensor d = T::triu(s, T::tril(s, m, 0), 0);
+  return is_complex(d.dtype()) ? T::cast(s, T::real(s, d), d.dtype()) : d;
+}
+void vjp_qr(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const std::int64_t m = n.x[0].extent(0), k = n.y.extent(1);
+  const Tensor q = n.y.slice_view(0, 0, m), r = n.y.slice_view(0, m, m + k);
+  const Tensor gq = g.slice_view(0, 0, m), gr = g.slice_view(0, m, m + k);
+  Tensor mm_ = T::sub(s, mm_bh(s, r, gr), mm_ah(s, gq, q));
+  Tensor low = T::tril(s, mm_, -1);
+  Tensor cp = T::add(s, T::add(s, low, adjoint(s, low)), real_diag(s, mm_));
+  Tensor b = T::add(s, gq, mm(s, q, cp));
+  out[0] = {T::triangular_solve(s, r, b, upper_right(MatOp::adjoint)), true};
+}
+Tensor jvp_qr(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  const std::int64_t m = n.x[0].extent(0), k = n.y.extent(1);
+  const Tensor q = n.y.slice_view(0, 0, m), r = n.y.slice_view(0, m, m + k);
+  Tensor da_rinv = T::triangular_solve(s, r, t[0], upper_right(MatOp::none));
+  Tensor c = mm_ah(s, q, da_rinv);
+  Tensor low = T::tril(s, c, -1);
+  Tensor omega = T::sub(s, low, adjoint(s, low));
+  if (is_complex(c.dtype())) {
+    Tensor d = T::triu(s, T::tril(s, c, 0), 0);
+    omega = T::add(s, omega, T::mul(s, T::cast(s, T::imag(s, d), c.dtype()), c128(0, 1)));
+  }
+  Tensor cw = T::sub(s, c, omega);
+  Tensor dr = mm(s, cw, r);
+  Tensor dq = T::sub(s, da_rinv, mm(s, q, cw));
+  return T::concatenate(s, {dq, dr}, 0);
+}
+
+}  // namespace
+
+namespace detail {
+void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
+  t[static_cast<int>(OpId::solve)] = {jvp_solve, vjp_solve};
+  t[static_cast<int>(OpId::triangular_solve)] = {jvp_triangular_solve, vjp_triangular_solve};
+  t[static_cast<int>(OpId::inv)] = {jvp_inv, vjp_inv};
+  t[static_cast<int>(OpId::cholesky)] = {jvp_cholesky, vjp_cholesky};
+  t[static_cast<int>(OpId::eigh)] = {jvp_eigh, vjp_eigh};
+  t[static_cast<int>(OpId::qr)] = {jvp_qr, vjp_qr};
+  t[static_cast<int>(OpId::det)] = {jvp_det, vjp_det};
+  t[static_cast<int>(OpId::matrix_exp)] = {jvp_matrix_exp, vjp_matrix_exp};
+}
+}  // namespace detail
+
+EagerTensor solve(Context& ctx, const EagerTensor& a, const EagerTensor& b) {
+  Tensor y = T::solve(ctx.session(), a.value(), b.value());
+  return finish<2>(ctx, OpId::solve, std::move(y), {&a, &b}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.x[1] = b.value();
+  });
+}
+
+EagerTensor triangular_solve(Context& ctx, const EagerTensor& a, const EagerTensor& b, const TriangularSolveOptions& opt) {
+  Tensor y = T::triangular_solve(ctx.session(), a.value(), b.value(), opt);
+  return finish<2>(ctx, OpId::triangular_solve, std::move(y), {&a, &b}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.x[1] = b.value();
+    n.i0 = pack(opt);
+  });
+}
+
+}  // namespace tenferro::ad
+
+namespace tenferro::ad {
+
+EagerTensor inv(Context& ctx, const EagerTensor& a) {
+  return finish<1>(ctx, OpId::inv, T::inv(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });
+}
+EagerTensor det(Context& ctx, const EagerTensor& a) {
+  return finish<1>(ctx, OpId::det, T::det(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });
+}
+EagerTensor cholesky(Context& ctx, const EagerTensor& a, Triangle tri) {
+  return finish<1>(ctx, OpId::cholesky, T::cholesky(ctx.session(), a.value(), tri), {&a}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.i0 = tri == Triangle::upper ? 1 : 0;
+  });
+}
+EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri) {
+  Session& s = ctx.session();
+  EighResult r = T::eigh(s, a.value(), tri);
+  // Note [Packed multi-output nodes]: Y = [wᵀ; V].
+  const DType dt = r.V.dtype();
+  Dims row{1};
+  for (int i = 0; i < r.W.rank(); ++i) row.push_back(r.W.extent(i));
+  Tensor y = T::concatenate(s, {T::reshape(s, T::cast(s, r.W, dt), row.span()), r.V}, 0);
+  EagerTensor packed = finish<1>(ctx, OpId::eigh, std::move(y), {&a}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.i0 = tri == Triangle::upper ? 1 : 0;
+  });
+  if (!packed.requires_grad() && !packed.tangent().defined()) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
+  const int rank = packed.rank();
+  Dims start(rank, 0), limit_w, limit_v, start_v(rank, 0);
+  for (int i = 0; i < rank; ++i) {
+    limit_w.push_back(packed.value().extent(i));
+    limit_v.push_back(packed.value().extent(i));
+  }
+  limit_w[0] = 1;
+  start_v[0] = 1;
+  EagerTensor w = reshape(ctx, slice(ctx, packed, start, limit_w), r.W.shape().span());
+  if (is_complex(dt)) w = real(ctx, w);
+  return {std::move(w), slice(ctx, packed, start_v, limit_v)};
+}
+QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagonal) {
+  Session& s = ctx.session();
+  QrResult r = T::qr(s, a.value(), QrMode::reduced, positive_diagonal);
+  const bool diff = a.requires_grad() || a.tangent().defined();
+  if (!diff) return {EagerTensor(std::move(r.Q)), EagerTensor(std::move(r.R))};
+  if (a.value().extent(0) < a.value().extent(1))
+    throw UnsupportedAdRule("qr", "no rule for wide matrices (M < N): got " + a.value().shape().to_string());
+  // Note [Packed multi-output nodes]: Y = [Q; R].
+  Tensor y = T::concatenate(s, {r.Q, r.R}, 0);
+  EagerTensor packed = finish<1>(ctx, OpId::qr, std::move(y), {&a}, [&](Node& n) { n.x[0] = a.value(); });
+  const int rank = packed.rank();
+  const std::int64_t m = r.Q.extent(0);
+  Dims zero(rank, 0), q_lim, r_start(rank, 0), r_lim;
+  for (int i = 0; i < rank; ++i) {
+    q_lim.push_back(packed.value().extent(i));
+    r_lim.push_back(packed.value().extent(i));
+  }
+  q_lim[0] = m;
+  r_start[0] = m;
+  return {slice(ctx, packed, zero, q_lim), slice(ctx, packed, r_start, r_lim)};
+}
+EagerTensor matrix_exp(Context& ctx, const EagerTensor& a) {
+  return finish<1>(ctx, OpId::matrix_exp, T::matrix_exp(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });
+}
+
+}  // namespace tenferro::ad

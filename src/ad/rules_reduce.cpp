@@ -1,0 +1,216 @@
+// Differentiable reductions and BLAS-1 ops: wrappers, JVP and VJP rules.
+// - sum/mean: the cotangent broadcast back (a read-only view: no copy).
+// - prod: Note [prod with zeros]: the derivative of element i is the product of the
+//   other elements of its slice, computed with prefix and suffix products (no division),
+//   so zeros (even several) give exact results.
+// - max/min: the cotangent is split equally among tied extrema (JAX's rule).
+#include "ad/tape.hpp"
+#include "tenferro/structural.hpp"
+
+namespace tenferro::ad {
+
+using detail::finish;
+using detail::Grad;
+using detail::Node;
+using detail::OpId;
+
+namespace {
+
+namespace T = ::tenferro;
+
+/// The reduced axes of node n (normalized, ascending) as a mask over x's axes.
+std::uint64_t reduced_mask(const Node& n) {
+  const int r = n.x[0].rank();
+  if (n.all_axes) return r >= 64 ? ~0ull : ((1ull << r) - 1);
+  std::uint64_t m = 0;
+  for (std::int64_t a : n.axes) m |= 1ull << (a < 0 ? a + r : a);
+  return m;
+}
+
+/// The reduced axes, ascending.
+Dims reduced_axes(const Node& n) {
+  const std::uint64_t m = reduced_mask(n);
+  Dims a;
+  for (int i = 0; i < n.x[0].rank(); ++i)
+    if (m >> i & 1) a.push_back(i);
+  return a;
+}
+
+/// A value of the reduction's output shape, viewed with x's rank (reduced axes kept
+/// with extent 1).
+Tensor keep_dims(Session& s, const Node& n, const Tensor& g) {
+  if (n.keepdims || g.rank() == n.x[0].rank()) return g;
+  const std::uint64_t m = reduced_mask(n);
+  Shape k = n.x[0].shape();
+  for (int i = 0; i < k.size(); ++i)
+    if (m >> i & 1) k[i] = 1;
+  return g.is_contiguous() ? g.reshape_view(k.span()) : T::reshape(s, g, k.span());
+}
+/// g broadcast back to x's shape (read-only view).
+Tensor expand(Session& s, const Node& n, const Tensor& g) {
+  return keep_dims(s, n, g).broadcast_view(n.x[0].shape().span());
+}
+/// The reduction of `t` over the node's axes, with the node's keepdims.
+Tensor sum_like(Session& s, const Node& n, const Tensor& t) {
+  if (n.all_axes) return T::sum(s, t);
+  return T::sum(s, t, n.axes.span(), n.keepdims);
+}
+
+void vjp_sum(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {expand(s, n, g), false}; }
+Tensor jvp_sum(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? sum_like(s, n, t[0]) : Tensor(); }
+
+double mean_count(const Node& n) {
+  const std::int64_t ny = n.y.numel();
+  return ny == 0 ? 1.0 : static_cast<double>(n.x[0].numel()) / static_cast<double>(ny);
+}
+void vjp_mean(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {expand(s, n, T::div(s, g, mean_count(n))), false};
+}
+Tensor jvp_mean(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? T::div(s, sum_like(s, n, t[0]), mean_count(n)) : Tensor();
+}
+
+// sum_squares / norm_squared: y = Σ|x|^2, dy = 2 Σ Re(conj(x)·dx); vjp 2·g·x.
+void vjp_sum_squares(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {T::mul(s, T::mul(s, n.x[0], expand(s, n, g)), 2.0), true};
+}
+Tensor jvp_sum_squares(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  Tensor p = T::mul(s, detail::conj_if_complex(s, n.x[0]), t[0]);
+  if (is_complex(p.dtype())) p = T::real(s, p);
+  return T::mul(s, sum_like(s, n, p), 2.0);
+}
+
+// max/min: weights mask/count where mask marks the elements equal to the extremum.
+Tensor extremum_weights(Session& s, const Node& n) {
+  Tensor mask = T::cast(s, T::eq(s, n.x[0], expand(s, n, n.y)), n.x[0].dtype());
+  const Dims axes = reduced_axes(n);
+  return T::div(s, mask, T::sum(s, mask, axes.span(), true));
+}
+void vjp_extremum(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {T::mul(s, expand(s, n, g), extremum_weights(s, n)), true};
+}
+Tensor jvp_extremum(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? sum_like(s, n, T::mul(s, t[0], extremum_weights(s, n))) : Tensor();
+}
+
+// Note [prod with zeros]: others[i] = Π_{j≠i} x[j] over each reduced slice, by moving the
+// reduced axes first (so each slice is contiguous), one prefix pass and one suffix pass.
+template <class V> void others_kernel(const V* x, V* o, std::int64_t slices, std::int64_t len) {
+  for (std::int64_t m = 0; m < slices; ++m) {
+    const V* xs = x + m * len;
+    V* os = o + m * len;
+    V acc(1);
+    for (std::int64_t i = 0; i < len; ++i) {
+      os[i] = acc;
+      acc *= xs[i];
+    }
+    acc = V(1);
+    for (std::int64_t i = len - 1; i >= 0; --i) {
+      os[i] *= acc;
+      acc *= xs[i];
+    }
+  }
+}
+Tensor prod_others(Session& s, const Node& n) {
+  const Tensor& x = n.x[0];
+  const std::uint64_t m = reduced_mask(n);
+  Dims perm, inv(x.rank(), 0);
+  std::int64_t len = 1;
+  for (int i = 0; i < x.rank(); ++i)
+    if (m >> i & 1) {
+      perm.push_back(i);
+      len *= x.extent(i);
+    }
+  for (int i = 0; i < x.rank(); ++i)
+    if (!(m >> i & 1)) perm.push_back(i);
+  for (int i = 0; i < perm.size(); ++i) inv[static_cast<int>(perm[i])] = i;
+  Tensor xp = T::transpose(s, x, perm.span());
+  Tensor o = Tensor::empty(xp.shape().span(), x.dtype());
+  const std::int64_t slices = len == 0 ? 0 : x.numel() / len;
+  visit_dtype<DTypeSet::inexact>("prod", x.dtype(), [&](auto tag) {
+    using V = typename decltype(tag)::type;
+    others_kernel(xp.data_ptr<V>(), o.mutable_data_ptr<V>(), slices, len);
+  });
+  return o.permute_view(inv.span());
+}
+void vjp_prod(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {T::mul(s, expand(s, n, g), detail::conj_if_complex(s, prod_others(s, n))), true};
+}
+Tensor jvp_prod(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? sum_like(s, n, T::mul(s, t[0], prod_others(s, n))) : Tensor();
+}
+
+// vdot(a, b) = Σ conj(a)·b: va = conj(g)·b, vb = g·a; jvp vdot(ta, b) + vdot(a, tb).
+void vjp_vdot(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  if (n.in[0].kind) out[0] = {T::mul(s, n.x[1], detail::conj_if_complex(s, g)), true};
+  if (n.in[1].kind) out[1] = {T::mul(s, n.x[0], g), true};
+}
+Tensor jvp_vdot(Session& s, const Node& n, const Tensor* t) {
+  Tensor r;
+  if (t[0].defined()) r = T::vdot(s, t[0], n.x[1]);
+  if (t[1].defined()) r = detail::add_maybe(s, r, T::vdot(s, n.x[0], t[1]));
+  return r;
+}
+
+EagerTensor reduction(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, std::span<const std::int64_t> axes, bool all,
+                      bool keepdims) {
+  return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) {
+    n.x[0] = x.value();
+    n.axes = Dims(axes);
+    n.all_axes = all;
+    n.keepdims = keepdims;
+  });
+}
+
+}  // namespace
+
+namespace detail {
+void register_reduce_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
+  auto set = [&](OpId op, JvpRule j, VjpRule v) { t[static_cast<int>(op)] = {j, v}; };
+  set(OpId::sum, jvp_sum, vjp_sum);
+  set(OpId::mean, jvp_mean, vjp_mean);
+  set(OpId::sum_squares, jvp_sum_squares, vjp_sum_squares);
+  set(OpId::norm_squared, jvp_sum_squares, vjp_sum_squares);
+  set(OpId::max, jvp_extremum, vjp_extremum);
+  set(OpId::min, jvp_extremum, vjp_extremum);
+  set(OpId::prod, jvp_prod, vjp_prod);
+  set(OpId::vdot, jvp_vdot, vjp_vdot);
+}
+}  // namespace detail
+
+#define TENFERRO_AD_REDUCTION(name)                                                                         \
+  EagerTensor name(Context& ctx, const EagerTensor& x) {                                                    \
+    return reduction(ctx, OpId::name, T::name(ctx.session(), x.value()), x, {}, true, false);               \
+  }                                                                                                         \
+  EagerTensor name(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> axes, bool keepdims) { \
+    return reduction(ctx, OpId::name, T::name(ctx.session(), x.value(), axes, keepdims), x, axes, false,    \
+                     keepdims);                                                                             \
+  }
+TENFERRO_AD_REDUCTION(sum)
+TENFERRO_AD_REDUCTION(prod)
+TENFERRO_AD_REDUCTION(max)
+TENFERRO_AD_REDUCTION(min)
+TENFERRO_AD_REDUCTION(mean)
+TENFERRO_AD_REDUCTION(sum_squares)
+#undef TENFERRO_AD_REDUCTION
+
+EagerTensor argmax(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> axes, bool keepdims) {
+  return EagerTensor(T::argmax(ctx.session(), x.value(), axes, keepdims));
+}
+EagerTensor argmin(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> axes, bool keepdims) {
+  return EagerTensor(T::argmin(ctx.session(), x.value(), axes, keepdims));
+}
+
+EagerTensor vdot(Context& ctx, const EagerTensor& a, const EagerTensor& b) {
+  Tensor y = T::vdot(ctx.session(), a.value(), b.value());
+  return finish<2>(ctx, OpId::vdot, std::move(y), {&a, &b}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.x[1] = b.value();
+  });
+}
+EagerTensor norm_squared(Context& ctx, const EagerTensor& x) {
+  return reduction(ctx, OpId::norm_squared, T::norm_squared(ctx.session(), x.value()), x, {}, true, false);
+}
+
+}  // namespace tenferro::ad

@@ -1,0 +1,269 @@
+#pragma once
+// The eager tape: nodes, references, rule tables and the recording helper shared by the
+// rule files (rules_*.cpp). See Note [Eager AD runtime] in tenferro/ad.hpp.
+#include "core/internal_check.hpp"
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "ops/catalog.hpp"
+#include "tenferro/ad.hpp"
+
+namespace tenferro::ad::detail {
+
+using tenferro::detail::OpId;
+
+/// Where an input's cotangent goes: nowhere (constant), a leaf slot or a tape node.
+struct Ref {
+  std::int32_t kind = 0;  ///< 0 none, 1 leaf, 2 node
+  std::int32_t index = 0;
+};
+
+/// Parameters too large or too rare to keep inline in every node.
+struct NodeExtra {
+  DotDims dot;
+  GatherDims gather;
+  ScatterDims scatter;
+  ScatterCombiner combiner = ScatterCombiner::add;
+  Dims d1, d2, d3;  ///< slice starts/limits/strides, pad low/high/interior, sizes
+  Tensor index;     ///< index tensor of gather/scatter/dynamic slices
+  std::vector<std::vector<std::int64_t>> labels;  ///< einsum operand labels
+  std::vector<std::int64_t> out_labels;           ///< einsum output labels
+  std::vector<Ref> refs;                          ///< variadic inputs (concatenate, stack, einsum)
+  std::vector<Tensor> xs;                         ///< variadic input values
+
+  /// Drops the tensors and the variadic lists (Note [Tape reuse]); the other fields are
+  /// overwritten by the next op that uses them and read only by that op's rules.
+  void release() noexcept {
+    index = Tensor();
+    refs.clear();
+    xs.clear();
+  }
+};
+
+/// One recorded op application. Single output (every primitive here has one).
+/// Note [Tape node layout]: inputs, saved values and small parameters are inline (no
+/// heap allocation for the elementwise/reduction/structural nodes that dominate small
+/// workloads); `extra` is allocated only by ops with large parameters.
+struct Node {
+  OpId op{};
+  std::uint8_t nin = 0;     ///< number of inputs (inline; variadic ops use extra)
+  bool keepdims = false;
+  bool cot_owned = false;   ///< cot is exclusively owned by this node (may be updated in place)
+  bool all_axes = false;
+  Ref in[3];
+  Tensor x[3];              ///< input values (undefined for scalar operands)
+  Scalar sx[3];             ///< scalar operands
+  Tensor y;                 ///< output value
+  Tensor cot;               ///< accumulated cotangent of y (undefined: zero)
+  Dims axes;                ///< axes / permutation / shape parameter
+  std::int64_t i0 = 0, i1 = 0;
+  DType dtype = DType::f64;
+  std::unique_ptr<NodeExtra> extra;
+
+  int num_inputs() const noexcept { return extra && !extra->refs.empty() ? static_cast<int>(extra->refs.size()) : nin; }
+  const Ref& ref(int k) const noexcept { return extra && !extra->refs.empty() ? extra->refs[k] : in[k]; }
+  const Tensor& input(int k) const noexcept { return extra && !extra->xs.empty() ? extra->xs[k] : x[k]; }
+  NodeExtra& ex() {
+    if (!extra) extra = std::make_unique<NodeExtra>();
+    return *extra;
+  }
+};
+
+/// A cotangent produced by a rule, with ownership (owned: a fresh tensor nobody else
+/// holds, so later accumulation may add into it in place).
+struct Grad {
+  Tensor t;
+  bool owned = false;
+};
+
+/// Leaf slot: the accumulated gradient and the leaf's value (its shape and dtype).
+struct Leaf {
+  Tensor grad;
+  bool owned = false;
+  Tensor value;
+};
+
+/// VJP rule: writes a Grad for each input k whose ref is not none (others may stay
+/// undefined). `g` is the node's cotangent.
+using VjpRule = void (*)(Session& s, const Node& n, const Tensor& g, Grad* out);
+/// JVP rule: the output tangent from the input tangents (undefined entries are zero);
+/// returns undefined when the tangent is zero.
+using JvpRule = Tensor (*)(Session& s, const Node& n, const Tensor* tangents);
+
+struct Rules {
+  JvpRule jvp = nullptr;
+  VjpRule vjp = nullptr;
+};
+
+/// The rule table, indexed by OpId (built once from the families' register functions).
+const std::array<Rules, tenferro::detail::kNumOps>& rule_table();
+void register_elementwise_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
+void register_reduce_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
+void register_structural_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
+void register_contract_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
+void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
+
+/// The context's tape.
+/// Note [Tape reuse]: nodes stay constructed across frees; `live` counts the recorded
+/// ones. Freeing releases only the tensors a node holds (so their buffers return to the
+/// session pool) and keeps the node objects and the vector's capacity, so a steady-state
+/// forward + backward constructs and destroys no node.
+struct Tape {
+  std::vector<Node> nodes;
+  std::size_t live = 0;
+  std::vector<Leaf> leaves;
+  std::uint64_t generation = 1;
+  Tensor one_f64;  ///< cached rank-0 1.0 (implicit cotangent of f64 losses; never mutated)
+
+  Node& push() {
+    if (live == nodes.size()) nodes.emplace_back();
+    return nodes[live++];
+  }
+  /// Drops the last node (an op whose JVP failed after recording).
+  void pop() noexcept {
+    release(nodes[live - 1]);
+    --live;
+  }
+  /// Drops every live node (releasing its tensors) and advances the generation.
+  void clear() noexcept {
+    for (std::size_t i = 0; i < live; ++i) release(nodes[i]);
+    live = 0;
+    ++generation;
+  }
+  static void release(Node& n) noexcept {
+    {
+      for (Tensor& t : n.x)
+        if (t.defined()) t = Tensor();
+      if (n.y.defined()) n.y = Tensor();
+      if (n.cot.defined()) n.cot = Tensor();
+      if (n.extra) n.extra->release();  // keep the allocation for the next op that needs one
+      n.in[0] = n.in[1] = n.in[2] = Ref{};
+      n.cot_owned = n.keepdims = n.all_axes = false;
+      n.nin = 0;
+    }
+  }
+};
+
+/// Access to EagerTensor/Context internals for the rule files.
+struct EagerAccess {
+  static Ref ref_of(const EagerTensor& e) noexcept { return {e.kind_, e.index_}; }
+  static void set_tangent(EagerTensor& e, Tensor t) { e.tangent_ = std::move(t); }
+  static EagerTensor make(Context* ctx, Tensor&& value, Ref ref, std::uint64_t gen) {
+    EagerTensor e(std::move(value));
+    e.ctx_ = ctx;
+    e.kind_ = ref.kind;
+    e.index_ = ref.index;
+    e.gen_ = gen;
+    return e;
+  }
+  static std::uint64_t gen(const EagerTensor& e) noexcept { return e.gen_; }
+  static int no_grad(const Context& c) noexcept { return c.no_grad_depth_; }
+};
+
+/// RuntimeStateError unless `e` (a tape-node reference) belongs to `ctx`'s live tape.
+[[noreturn]] void throw_stale(std::string_view op);
+[[noreturn]] void throw_foreign(std::string_view op);
+[[noreturn]] void throw_no_rule(OpId op, std::string_view which);
+
+/// The reference an input contributes to a node of `ctx` (none for constants and for
+/// tensors that do not require grad). Throws for a stale or foreign reference.
+inline Ref input_ref(Context& ctx, const EagerTensor* e, std::string_view op) {
+  if (!e || !e->requires_grad()) return {};
+  if (e->context() != &ctx) throw_foreign(op);
+  const Ref r = EagerAccess::ref_of(*e);
+  if (r.kind == 2 && EagerAccess::gen(*e) != ctx.tape().generation) throw_stale(op);
+  return r;
+}
+
+/// Same extents (no Dims constructed).
+inline bool same_shape(const Tensor& a, const Tensor& b) noexcept {
+  if (a.rank() != b.rank()) return false;
+  for (int i = 0; i < a.rank(); ++i)
+    if (a.extent(i) != b.extent(i)) return false;
+  return true;
+}
+
+/// Makes a tangent fit the output: broadcast to its shape, complex → real part when the
+/// output is real, converted to its dtype.
+Tensor fit_tangent(Session& s, Tensor t, const Tensor& y);
+
+/// The recording step every op wrapper ends with. `inputs` are the eager inputs (nullptr
+/// for constants/scalars); `fill(Node&)` stores the inputs' values and parameters the
+/// rules need. Records when grad is enabled and an input requires grad; computes the
+/// tangent when an input has one. Outputs that are not float/complex never record.
+template <std::size_t N, class Fill>
+EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const EagerTensor*, N>& inputs, Fill&& fill) {
+  bool need_grad = false, need_tan = false;
+  for (const EagerTensor* e : inputs) {
+    if (!e) continue;
+    need_grad |= e->requires_grad();
+    need_tan |= e->tangent().defined();
+  }
+  if (!need_grad && !need_tan) return EagerTensor(std::move(y));
+  if (!is_inexact(y.dtype())) return EagerTensor(std::move(y));
+  const auto& rules = rule_table()[static_cast<int>(op)];
+  const bool record = need_grad && EagerAccess::no_grad(ctx) == 0;
+  Tape& tape = ctx.tape();
+  if (record) {
+    if (!rules.vjp) throw_no_rule(op, "VJP");
+    if (need_tan && !rules.jvp) throw_no_rule(op, "JVP");
+    for (std::size_t k = 0; k < N; ++k) (void)input_ref(ctx, inputs[k], tenferro::detail::op_name(op));
+    Node& n = tape.push();
+    n.op = op;
+    n.nin = static_cast<std::uint8_t>(N);
+    for (std::size_t k = 0; k < N; ++k) n.in[k] = input_ref(ctx, inputs[k], tenferro::detail::op_name(op));
+    n.y = y;
+    Tensor tan;
+    try {
+      fill(n);
+      if (need_tan) {
+        Tensor tans[N > 0 ? N : 1];
+        for (std::size_t k = 0; k < N; ++k)
+          if (inputs[k]) tans[k] = inputs[k]->tangent();
+        tan = rules.jvp(ctx.session(), n, tans);
+        if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
+      }
+    } catch (...) {
+      tape.pop();  // nothing half-recorded stays on the tape
+      throw;
+    }
+    const Ref r{2, static_cast<std::int32_t>(tape.live - 1)};
+    EagerTensor out = EagerAccess::make(&ctx, std::move(y), r, tape.generation);
+    if (tan.defined()) EagerAccess::set_tangent(out, std::move(tan));
+    return out;
+  }
+  if (!need_tan) return EagerTensor(std::move(y));
+  if (!rules.jvp) throw_no_rule(op, "JVP");
+  Node n;
+  n.op = op;
+  n.nin = static_cast<std::uint8_t>(N);
+  n.y = y;
+  fill(n);
+  Tensor tans[N > 0 ? N : 1];
+  for (std::size_t k = 0; k < N; ++k)
+    if (inputs[k]) tans[k] = inputs[k]->tangent();
+  Tensor tan = rules.jvp(ctx.session(), n, tans);
+  EagerTensor out(std::move(y));
+  if (tan.defined()) EagerAccess::set_tangent(out, fit_tangent(ctx.session(), std::move(tan), out.value()));
+  return out;
+}
+
+/// finish() for variadic ops: refs and values go to extra.
+EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const EagerTensor> inputs,
+                            const std::function<void(Node&)>& fill);
+
+// ---- small tensor helpers for rules (all run on the session) ----
+/// a + b where either may be undefined (zero).
+Tensor add_maybe(Session& s, const Tensor& a, const Tensor& b);
+/// conj(x) for complex x, x itself otherwise.
+Tensor conj_if_complex(Session& s, const Tensor& x);
+/// Zeros of x's shape and dtype (from the session pool).
+Tensor zeros_like(Session& s, const Tensor& x);
+/// `t` or zeros like `like` when t is undefined.
+Tensor or_zeros(Session& s, const Tensor& t, const Tensor& like);
+/// g reduced to `shape` (summing axes that were broadcast), NumPy-in-column-major rule.
+Tensor unbroadcast(Session& s, const Tensor& g, const Shape& shape);
+
+}  // namespace tenferro::ad::detail

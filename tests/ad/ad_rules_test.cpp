@@ -1,0 +1,374 @@
+// Every JVP/VJP rule: central differences (f64 and, where the op takes complex input,
+// c128) at random points away from non-differentiable sets, and the dot-product test
+// Re<v, J u> = Re<Jᵀv, u>. A coverage test checks that every op the catalogue marks
+// jvp_vjp has a case here, and prints the support table (docs/ad.md).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <functional>
+#include <set>
+#include <string>
+
+#include "ad/tape.hpp"
+#include "ad/ad_check.hpp"
+#include "ops/catalog.hpp"
+
+using namespace tenferro;
+using tenferro::testing::check_derivatives;
+
+namespace {
+
+CpuBackend& backend() {
+  static CpuBackend b([] { CpuBackendOptions o; o.num_threads = 1; return o; }());
+  return b;
+}
+
+using Args = std::span<const ad::EagerTensor>;
+using Out = std::vector<ad::EagerTensor>;
+
+struct InputSpec {
+  Shape shape;
+  double lo = -1, hi = 1;
+};
+
+struct RuleCase {
+  std::string op;    ///< catalogue name of the op whose rules this exercises
+  std::string name;  ///< case name
+  std::vector<InputSpec> inputs;
+  std::function<Out(ad::Context&, Args)> f;
+  bool complex = true;  ///< also run with c128 inputs
+  bool real = true;     ///< run with f64 inputs
+};
+
+Tensor idx_i64(std::initializer_list<std::int64_t> shape, std::initializer_list<std::int64_t> v) {
+  return Tensor::from_data<std::int64_t>(shape, v);
+}
+
+std::vector<RuleCase> cases() {
+  std::vector<RuleCase> v;
+  auto add = [&](std::string op, std::string name, std::vector<InputSpec> in, std::function<Out(ad::Context&, Args)> f,
+                 bool cplx = true, bool real = true) {
+    v.push_back({std::move(op), std::move(name), std::move(in), std::move(f), cplx, real});
+  };
+  const Shape m34{3, 4};
+  // ---- elementwise binary
+  add("add", "add", {{m34}, {m34}}, [](auto& c, Args x) { return Out{ad::add(c, x[0], x[1])}; });
+  add("add", "add_broadcast", {{m34}, {{3, 1}}}, [](auto& c, Args x) { return Out{ad::add(c, x[0], x[1])}; });
+  add("add", "add_scalar", {{m34}}, [](auto& c, Args x) { return Out{ad::add(c, x[0], 2.5)}; });
+  add("sub", "sub_broadcast", {{{3, 1}}, {m34}}, [](auto& c, Args x) { return Out{ad::sub(c, x[0], x[1])}; });
+  add("mul", "mul", {{m34}, {m34}}, [](auto& c, Args x) { return Out{ad::mul(c, x[0], x[1])}; });
+  add("mul", "mul_vector_broadcast", {{{3}}, {m34}}, [](auto& c, Args x) { return Out{ad::mul(c, x[0], x[1])}; });
+  add("mul", "mul_complex_scalar", {{m34}}, [](auto& c, Args x) { return Out{ad::mul(c, x[0], c128(0.3, -1.2))}; });
+  add("div", "div", {{m34}, {m34, 1, 2}}, [](auto& c, Args x) { return Out{ad::div(c, x[0], x[1])}; });
+  add("div", "scalar_div", {{m34, 1, 2}}, [](auto& c, Args x) { return Out{ad::div(c, 1.5, x[0])}; });
+  add("rem", "rem", {{m34, 0.2, 0.45}, {m34, 1, 1.2}}, [](auto& c, Args x) { return Out{ad::rem(c, x[0], x[1])}; }, false);
+  add("rem", "rem_quotient", {{m34, 2.2, 2.8}, {m34, 1, 1.05}}, [](auto& c, Args x) { return Out{ad::rem(c, x[0], x[1])}; }, false);
+  add("maximum", "maximum", {{m34}, {m34}}, [](auto& c, Args x) { return Out{ad::maximum(c, x[0], x[1])}; }, false);
+  add("minimum", "minimum", {{m34}, {m34}}, [](auto& c, Args x) { return Out{ad::minimum(c, x[0], x[1])}; }, false);
+  add("pow", "pow", {{m34, 0.5, 2}, {m34, 0.5, 2}}, [](auto& c, Args x) { return Out{ad::pow(c, x[0], x[1])}; });
+  add("pow", "pow_scalar_exponent", {{m34, 0.5, 2}}, [](auto& c, Args x) { return Out{ad::pow(c, x[0], 3.0)}; });
+  add("select", "select", {{m34}, {m34}}, [](auto& c, Args x) {
+    const Tensor pred = Tensor::from_data<bool>({3, 4}, {true, false, true, true, false, false, true, false, true, true, false, true});
+    return Out{ad::select(c, pred, x[0], x[1])};
+  });
+  add("clamp", "clamp_scalar_bounds", {{m34}}, [](auto& c, Args x) { return Out{ad::clamp(c, -0.5, x[0], 0.5)}; }, false);
+  add("clamp", "clamp_tensor_bounds", {{m34, -1, -0.2}, {m34}, {m34, 0.2, 1}},
+      [](auto& c, Args x) { return Out{ad::clamp(c, x[0], x[1], x[2])}; }, false);
+  // ---- elementwise unary and analytic
+  add("neg", "neg", {{m34}}, [](auto& c, Args x) { return Out{ad::neg(c, x[0])}; });
+  add("conj", "conj", {{m34}}, [](auto& c, Args x) { return Out{ad::conj(c, x[0])}; });
+  add("abs", "abs", {{m34}}, [](auto& c, Args x) { return Out{ad::abs(c, x[0])}; });
+  add("real", "real", {{m34}}, [](auto& c, Args x) { return Out{ad::real(c, x[0])}; });
+  add("imag", "imag", {{m34}}, [](auto& c, Args x) { return Out{ad::imag(c, x[0])}; });
+  add("angle", "angle", {{m34, 0.2, 1}}, [](auto& c, Args x) { return Out{ad::angle(c, x[0])}; });
+#define TF_ANALYTIC(name, lo, hi, cplx) \
+  add(#name, #name, {{m34, lo, hi}}, [](auto& c, Args x) { return Out{ad::name(c, x[0])}; }, cplx);
+  TF_ANALYTIC(exp, -1, 1, true)
+  TF_ANALYTIC(log, 0.5, 2, true)
+  TF_ANALYTIC(sin, -1, 1, true)
+  TF_ANALYTIC(cos, -1, 1, true)
+  TF_ANALYTIC(tan, -0.7, 0.7, true)
+  TF_ANALYTIC(tanh, -1, 1, true)
+  TF_ANALYTIC(sqrt, 0.5, 2, true)
+  TF_ANALYTIC(rsqrt, 0.5, 2, true)
+  TF_ANALYTIC(expm1, -1, 1, true)
+  TF_ANALYTIC(log1p, 0.1, 1, true)
+  TF_ANALYTIC(erf, -1, 1, false)
+  TF_ANALYTIC(sigmoid, -1, 1, true)
+  TF_ANALYTIC(asin, -0.6, 0.6, true)
+  TF_ANALYTIC(acos, -0.6, 0.6, true)
+  TF_ANALYTIC(atan, -0.6, 0.6, true)
+  TF_ANALYTIC(sinh, -1, 1, true)
+  TF_ANALYTIC(cosh, -1, 1, true)
+#undef TF_ANALYTIC
+  add("convert", "convert_to_complex", {{m34}}, [](auto& c, Args x) { return Out{ad::convert(c, x[0], DType::c128)}; }, false);
+  add("cast", "cast_complex_to_real", {{m34}}, [](auto& c, Args x) { return Out{ad::cast(c, x[0], DType::f64)}; }, true, false);
+  add("cast", "cast_to_complex_real_part", {{m34}}, [](auto& c, Args x) {
+    return Out{ad::real(c, ad::cast(c, x[0], DType::c128))};
+  }, false);
+  add("copy", "copy_transposed_view", {{m34}}, [](auto& c, Args x) {
+    return Out{ad::copy(c, ad::transpose(c, x[0], {1, 0}))};
+  });
+  add("reshape", "reshape", {{{2, 3, 4}}}, [](auto& c, Args x) { return Out{ad::reshape(c, x[0], {6, 4})}; });
+  // ---- reductions
+  add("sum", "sum_all", {{m34}}, [](auto& c, Args x) { return Out{ad::sum(c, x[0])}; });
+  add("sum", "sum_axis1", {{{3, 4, 2}}}, [](auto& c, Args x) { return Out{ad::sum(c, x[0], {1})}; });
+  add("sum", "sum_axes_keepdims", {{{3, 4, 2}}}, [](auto& c, Args x) { return Out{ad::sum(c, x[0], {0, 2}, true)}; });
+  add("prod", "prod_axis0", {{{3, 4}, 0.5, 1.5}}, [](auto& c, Args x) { return Out{ad::prod(c, x[0], {0})}; });
+  add("prod", "prod_all", {{{2, 3}, 0.5, 1.5}}, [](auto& c, Args x) { return Out{ad::prod(c, x[0])}; });
+  add("max", "max_axis1", {{{3, 5}}}, [](auto& c, Args x) { return Out{ad::max(c, x[0], {1})}; }, false);
+  add("min", "min_all", {{{3, 5}}}, [](auto& c, Args x) { return Out{ad::min(c, x[0])}; }, false);
+  add("mean", "mean_axis0_keepdims", {{m34}}, [](auto& c, Args x) { return Out{ad::mean(c, x[0], {0}, true)}; });
+  add("sum_squares", "sum_squares_axis1", {{m34}}, [](auto& c, Args x) { return Out{ad::sum_squares(c, x[0], {1})}; });
+  add("vdot", "vdot", {{m34}, {m34}}, [](auto& c, Args x) { return Out{ad::vdot(c, x[0], x[1])}; });
+  add("norm_squared", "norm_squared", {{m34}}, [](auto& c, Args x) { return Out{ad::norm_squared(c, x[0])}; });
+  // ---- structural
+  add("transpose", "transpose", {{{2, 3, 4}}}, [](auto& c, Args x) { return Out{ad::transpose(c, x[0], {2, 0, 1})}; });
+  add("broadcast_in_dim", "broadcast_in_dim", {{{3, 1}}}, [](auto& c, Args x) {
+    const std::int64_t shape[] = {4, 3, 5}, dims[] = {1, 2};
+    return Out{ad::broadcast_in_dim(c, x[0], shape, dims)};
+  });
+  add("broadcast_in_dim", "broadcast_in_dim_permuting", {{{3, 2}}}, [](auto& c, Args x) {
+    const std::int64_t shape[] = {2, 4, 3}, dims[] = {2, 0};
+    return Out{ad::broadcast_in_dim(c, x[0], shape, dims)};
+  });
+  add("extract_diagonal", "extract_diagonal_rect", {{{3, 4, 2}}}, [](auto& c, Args x) { return Out{ad::extract_diagonal(c, x[0], 0, 1)}; });
+  add("embed_diagonal", "embed_diagonal", {{{2, 3}}}, [](auto& c, Args x) { return Out{ad::embed_diagonal(c, x[0], 0, 1)}; });
+  add("tril", "tril", {{{4, 4, 2}}}, [](auto& c, Args x) { return Out{ad::tril(c, x[0], -1)}; });
+  add("triu", "triu", {{{4, 3}}}, [](auto& c, Args x) { return Out{ad::triu(c, x[0], 1)}; });
+  add("concatenate", "concatenate", {{{3, 2}}, {{3, 4}}}, [](auto& c, Args x) { return Out{ad::concatenate(c, x, 1)}; });
+  add("stack", "stack", {{{3, 2}}, {{3, 2}}}, [](auto& c, Args x) { return Out{ad::stack(c, x, 1)}; });
+  add("reverse", "reverse", {{{3, 4}}}, [](auto& c, Args x) {
+    const std::int64_t axes[] = {0, 1};
+    return Out{ad::reverse(c, x[0], axes)};
+  });
+  add("pad", "pad_interior_and_crop", {{{3, 4}}}, [](auto& c, Args x) {
+    const std::int64_t low[] = {1, -1}, high[] = {-1, 2}, interior[] = {1, 2};
+    return Out{ad::pad(c, x[0], 0.5, low, high, interior)};
+  });
+  // ---- indexing
+  add("slice", "slice_strided", {{{5, 6}}}, [](auto& c, Args x) { return Out{ad::slice(c, x[0], {1, 0}, {5, 5}, {2, 3})}; });
+  add("dynamic_slice", "dynamic_slice", {{{5, 6}}}, [](auto& c, Args x) {
+    return Out{ad::dynamic_slice(c, x[0], idx_i64({2}, {1, 2}), {3, 2})};
+  });
+  add("dynamic_update_slice", "dynamic_update_slice", {{{5, 6}}, {{2, 3}}}, [](auto& c, Args x) {
+    return Out{ad::dynamic_update_slice(c, x[0], x[1], idx_i64({2}, {2, 1}))};
+  });
+  add("gather", "gather_rows", {{{5, 3}}}, [](auto& c, Args x) {
+    GatherDims d;
+    d.offset_dims = {1};
+    d.collapsed_slice_dims = {0};
+    d.start_index_map = {0};
+    d.index_vector_dim = 1;
+    return Out{ad::gather(c, x[0], idx_i64({4}, {3, 0, 3, 1}), d, {1, 3})};
+  });
+  add("scatter", "scatter_add_rows", {{{5, 3}}, {{4, 3}}}, [](auto& c, Args x) {
+    ScatterDims d;
+    d.update_window_dims = {1};
+    d.inserted_window_dims = {0};
+    d.scatter_dims_to_operand_dims = {0};
+    d.index_vector_dim = 1;
+    return Out{ad::scatter(c, x[0], idx_i64({4}, {3, 0, 3, 1}), x[1], d, ScatterCombiner::add)};
+  });
+  add("scatter", "scatter_replace_unique_rows", {{{5, 3}}, {{3, 3}}}, [](auto& c, Args x) {
+    ScatterDims d;
+    d.update_window_dims = {1};
+    d.inserted_window_dims = {0};
+    d.scatter_dims_to_operand_dims = {0};
+    d.index_vector_dim = 1;
+    return Out{ad::scatter(c, x[0], idx_i64({3}, {4, 0, 2}), x[1], d, ScatterCombiner::replace)};
+  });
+  // ---- contractions
+  for (int cl = 0; cl < 2; ++cl)
+    for (int cr = 0; cr < 2; ++cr)
+      add("dot_general", "dot_general_batch_conj" + std::to_string(cl) + std::to_string(cr), {{{3, 2, 4}}, {{4, 2, 5}}},
+          [cl, cr](auto& c, Args x) {
+            DotDims d;
+            d.lhs_contracting = {2};
+            d.rhs_contracting = {0};
+            d.lhs_batch = {1};
+            d.rhs_batch = {1};
+            d.conj_lhs = cl != 0;
+            d.conj_rhs = cr != 0;
+            return Out{ad::dot_general(c, x[0], x[1], d)};
+          });
+  add("dot_general", "dot_general_two_contracted_out_of_order", {{{3, 2, 4}}, {{4, 5, 3}}}, [](auto& c, Args x) {
+    DotDims d;
+    d.lhs_contracting = {2, 0};
+    d.rhs_contracting = {0, 2};
+    return Out{ad::dot_general(c, x[0], x[1], d)};
+  });
+  add("dot_general", "matmul", {{{3, 4}}, {{4, 2}}}, [](auto& c, Args x) { return Out{ad::matmul(c, x[0], x[1])}; });
+  add("dot_general", "matmul_batched", {{{3, 4, 2}}, {{4, 2, 2}}}, [](auto& c, Args x) { return Out{ad::matmul(c, x[0], x[1])}; });
+  add("dot_general", "matmul_vector", {{{4}}, {{4, 3}}}, [](auto& c, Args x) { return Out{ad::matmul(c, x[0], x[1])}; });
+  add("einsum", "einsum_matmul", {{{3, 4}}, {{4, 2}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,jk->ik", x)}; });
+  add("einsum", "einsum_three_operands", {{{3, 4}}, {{4, 2}}, {{2, 3}}}, [](auto& c, Args x) {
+    return Out{ad::einsum(c, "ij,jk,ki->", x)};
+  });
+  add("einsum", "einsum_trace_and_diagonal", {{{3, 3, 2}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "iij->j", x)}; });
+  add("einsum", "einsum_lone_summed_label", {{{3, 4}}, {{3}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,i->i", x)}; });
+  add("einsum", "einsum_hadamard_outer", {{{3, 2}}, {{3, 4}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,ik->ijk", x)}; });
+  add("einsum", "einsum_implicit_output", {{{3, 4}}, {{4, 2}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,jk", x)}; });
+  // ---- linear solves (A shifted by 4·I: well conditioned)
+  auto shifted_a = [](ad::Context& c, const ad::EagerTensor& a) { return ad::add(c, a, ad::mul(c, ad::EagerTensor(Tensor::eye(3, DType::f64)), 4.0));
+  };
+  add("solve", "solve_matrix", {{{3, 3}}, {{3, 2}}}, [shifted_a](auto& c, Args x) { return Out{ad::solve(c, shifted_a(c, x[0]), x[1])}; });
+  add("solve", "solve_batched", {{{3, 3, 2}}, {{3, 2, 2}}}, [shifted_a](auto& c, Args x) {
+    return Out{ad::solve(c, shifted_a(c, x[0]), x[1])};
+  });
+  add("solve", "solve_vector", {{{3, 3}}, {{3}}}, [shifted_a](auto& c, Args x) { return Out{ad::solve(c, shifted_a(c, x[0]), x[1])}; });
+  for (Side side : {Side::left, Side::right})
+    for (Triangle tri : {Triangle::lower, Triangle::upper})
+      for (MatOp op : {MatOp::none, MatOp::transpose, MatOp::adjoint})
+        for (bool unit : {false, true}) {
+          TriangularSolveOptions o;
+          o.side = side;
+          o.tri = tri;
+          o.op = op;
+          o.unit_diagonal = unit;
+          const std::string nm = std::string("triangular_solve_") + (side == Side::left ? "left_" : "right_") +
+                                 (tri == Triangle::lower ? "lower_" : "upper_") +
+                                 (op == MatOp::none ? "none" : op == MatOp::transpose ? "transpose" : "adjoint") + (unit ? "_unit" : "");
+          const Shape bshape = side == Side::left ? Shape{3, 2} : Shape{2, 3};
+          add("triangular_solve", nm, {{{3, 3}}, {bshape}}, [shifted_a, o](auto& c, Args x) {
+            return Out{ad::triangular_solve(c, shifted_a(c, x[0]), x[1], o)};
+          });
+        }
+  add("inv", "inv", {{{3, 3}}}, [shifted_a](auto& c, Args x) { return Out{ad::inv(c, shifted_a(c, x[0]))}; });
+  add("inv", "inv_batched", {{{3, 3, 2}}}, [shifted_a](auto& c, Args x) { return Out{ad::inv(c, shifted_a(c, x[0]))}; });
+  add("det", "det", {{{3, 3}}}, [shifted_a](auto& c, Args x) { return Out{ad::det(c, shifted_a(c, x[0]))}; });
+  add("det", "det_batched", {{{3, 3, 2}}}, [shifted_a](auto& c, Args x) { return Out{ad::det(c, shifted_a(c, x[0]))}; });
+  add("matrix_exp", "matrix_exp", {{{3, 3}}}, [](auto& c, Args x) { return Out{ad::matrix_exp(c, x[0])}; });
+  add("matrix_exp", "matrix_exp_batched", {{{3, 3, 2}}}, [](auto& c, Args x) { return Out{ad::matrix_exp(c, x[0])}; });
+  // cholesky of A = X·Xᴴ + 3·I (Hermitian positive definite for any X).
+  for (Triangle tri : {Triangle::lower, Triangle::upper})
+    for (bool batched : {false, true}) {
+      const Shape xs = batched ? Shape{3, 3, 2} : Shape{3, 3};
+      add("cholesky", std::string("cholesky_") + (tri == Triangle::lower ? "lower" : "upper") + (batched ? "_batched" : ""), {{xs}},
+          [tri](auto& c, Args x) {
+            DotDims d;
+            d.lhs_contracting = {1};
+            d.rhs_contracting = {1};
+            if (x[0].rank() == 3) {
+              d.lhs_batch = {2};
+              d.rhs_batch = {2};
+            }
+            d.conj_rhs = true;
+            ad::EagerTensor a = ad::add(c, ad::dot_general(c, x[0], x[0], d), ad::mul(c, ad::EagerTensor(Tensor::eye(3, DType::f64)), 3.0));
+            return Out{ad::cholesky(c, a, tri)};
+          });
+    }
+  add("cholesky", "cholesky_reads_one_triangle", {{{3, 3}, -0.3, 0.3}}, [](auto& c, Args x) {
+    // A non-Hermitian input: only the lower triangle matters, so Ā must vanish above it.
+    return Out{ad::cholesky(c, ad::add(c, x[0], ad::mul(c, ad::EagerTensor(Tensor::eye(3, DType::f64)), 3.0)), Triangle::lower)};
+  }, false);
+  // eigh of a Hermitian A = X + Xᴴ (+ a spread diagonal: distinct eigenvalues); outputs
+  // W and the gauge-invariant V·diag(sin W)·Vᴴ (complex), or V itself (real).
+  for (bool batched : {false, true})
+    add("eigh", std::string("eigh") + (batched ? "_batched" : ""), {{batched ? Shape{3, 3, 2} : Shape{3, 3}}}, [](auto& c, Args x) {
+      const Tensor spread = Tensor::from_data<double>({3, 3}, {-2, 0, 0, 0, 0.5, 0, 0, 0, 3});
+      const Dims perm = x[0].rank() == 3 ? Dims{1, 0, 2} : Dims{1, 0};
+      ad::EagerTensor a = ad::add(c, ad::add(c, x[0], ad::transpose(c, ad::conj(c, x[0]), perm.span())), spread);
+      ad::EighPair r = ad::eigh(c, a);
+      DotDims d;
+      d.lhs_contracting = {1};
+      d.rhs_contracting = {1};
+      if (a.rank() == 3) {
+        d.lhs_batch = {2};
+        d.rhs_batch = {2};
+      }
+      d.conj_rhs = true;
+      Dims row{1, 3};
+      if (a.rank() == 3) row.push_back(2);
+      ad::EagerTensor vs = ad::mul(c, r.V, ad::reshape(c, ad::sin(c, r.W), row.span()));
+      return Out{r.W, ad::dot_general(c, vs, r.V, d)};
+    });
+  add("eigh", "eigh_vectors_real_upper", {{{3, 3}}}, [](auto& c, Args x) {
+    const Tensor spread = Tensor::from_data<double>({3, 3}, {-2, 0, 0, 0, 0.5, 0, 0, 0, 3});
+    ad::EighPair r = ad::eigh(c, ad::add(c, x[0], spread), Triangle::upper);  // reads the upper triangle only
+    return Out{r.W, r.V};
+  }, false);
+  add("qr", "qr_tall_positive_diagonal", {{{4, 3}}}, [](auto& c, Args x) {
+    ad::QrPair r = ad::qr(c, x[0], true);
+    return Out{r.Q, r.R};
+  });
+  add("qr", "qr_square_batched_positive_diagonal", {{{3, 3, 2}}}, [](auto& c, Args x) {
+    ad::QrPair r = ad::qr(c, x[0], true);
+    return Out{r.Q, r.R};
+  });
+  add("qr", "qr_tall_lapack_gauge", {{{4, 3}}}, [](auto& c, Args x) {
+    ad::QrPair r = ad::qr(c, x[0]);
+    return Out{r.Q, r.R};
+  }, false);
+  // ---- several outputs
+  add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
+    return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
+  });
+  return v;
+}
+
+class AdRules : public ::testing::TestWithParam<RuleCase> {};
+
+void run_case(const RuleCase& rc, DType d, std::uint64_t seed) {
+  SCOPED_TRACE(rc.name + " " + std::string(dtype_name(d)));
+  HeldSession s = backend().open_session();
+  std::mt19937_64 rng(seed);
+  std::vector<Tensor> xs;
+  for (const auto& in : rc.inputs) xs.push_back(tenferro::testing::rand_in(rng, in.shape, d, in.lo, in.hi));
+  const ad::MultiFn f = [&](ad::Context& c, Args x) { return rc.f(c, x); };
+  const auto r = check_derivatives(s, f, xs, seed + 7);
+  EXPECT_LT(r.jvp_vs_fd, 1e-7) << "JVP vs central differences";
+  EXPECT_LT(r.dot_jvp, 1e-12) << "dot-product test <v, J u> = <J^T v, u>";
+  EXPECT_LT(r.dot_fd, 1e-7) << "<v, FD u> vs <J^T v, u>";
+}
+
+TEST_P(AdRules, CentralDifferencesAndDotProduct) {
+  const RuleCase& rc = GetParam();
+  for (std::uint64_t seed : {1u, 2u}) {
+    if (rc.real) run_case(rc, DType::f64, seed);
+    if (rc.complex) run_case(rc, DType::c128, seed);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, AdRules, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<RuleCase>& i) { return i.param.name; });
+
+TEST(AdSupport, EveryRuleInTheCatalogueHasACaseAndATableEntry) {
+  using tenferro::detail::AdStatus;
+  std::set<std::string> covered;
+  for (const auto& c : cases()) covered.insert(c.op);
+  const auto& table = ad::detail::rule_table();
+  std::string md = "| op | JVP | VJP | catalogue status |\n|---|---|---|---|\n";
+  for (int i = 0; i < tenferro::detail::kNumOps; ++i) {
+    const auto& info = tenferro::detail::kOps[i];
+    const std::string name(info.name);
+    const bool has = table[static_cast<std::size_t>(i)].jvp && table[static_cast<std::size_t>(i)].vjp;
+    const char* st = info.ad == AdStatus::jvp_vjp ? "jvp_vjp" : info.ad == AdStatus::pending ? "pending" : "none";
+    if (info.ad == AdStatus::jvp_vjp) {
+      EXPECT_TRUE(has) << name << " is marked jvp_vjp but has no rules";
+      EXPECT_TRUE(covered.count(name)) << name << " has rules but no derivative check";
+    } else {
+      EXPECT_FALSE(has) << name << " has rules but the catalogue says " << st;
+    }
+    const char* mark = info.ad == AdStatus::jvp_vjp ? "yes" : info.ad == AdStatus::none ? "zero (not differentiable)" : "no (UnsupportedAdRule)";
+    md += "| " + name + " | " + mark + " | " + mark + " | " + st + " |\n";
+  }
+  if (std::getenv("TENFERRO_PRINT_AD_TABLE")) std::printf("%s", md.c_str());
+}
+
+}  // namespace
+
+namespace {
+// The harness itself must see a wrong derivative: x·detach(x) has value x² but AD
+// derivative x (detach hides one factor), so central differences disagree.
+TEST(AdHarness, DetectsAWrongDerivative) {
+  HeldSession s = backend().open_session();
+  std::mt19937_64 rng(3);
+  const std::vector<Tensor> xs{tenferro::testing::rand_in(rng, {3, 4}, DType::f64, 0.5, 1.5)};
+  const ad::MultiFn f = [](ad::Context& c, Args x) { return Out{ad::mul(c, x[0], ad::detach(x[0]))}; };
+  const auto r = check_derivatives(s, f, xs, 5);
+  EXPECT_GT(r.jvp_vs_fd, 0.1);
+  EXPECT_GT(r.dot_fd, 0.1);
+  EXPECT_LT(r.dot_jvp, 1e-12);  // JVP and VJP agree with each other (both see the detach)
+}
+}  // namespace
