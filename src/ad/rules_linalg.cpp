@@ -7,6 +7,7 @@
 //   X·op(Â) = B:     dX = (dB − X·op(dÂ))·op(Â)⁻¹; B̄ = X̄·op(Â)⁻ᴴ, op(Â)‾ = −Xᴴ·B̄;
 // where Â is the triangle of A that is read (unit diagonal: the diagonal is not a
 // variable), so Ā is masked to that triangle. Matrices are [N, N, batch...].
+#include "ad/linalg_util.hpp"
 #include "ad/tape.hpp"
 #include "tenferro/linalg.hpp"
 
@@ -20,61 +21,8 @@ using detail::OpId;
 namespace {
 
 namespace T = ::tenferro;
+using namespace linalg_util;
 
-/// Batch axes 2.. paired on both sides.
-void add_batch(DotDims& d, int rank) {
-  for (int k = 2; k < rank; ++k) {
-    d.lhs_batch.push_back(k);
-    d.rhs_batch.push_back(k);
-  }
-}
-/// A·B for [M, K, b...]·[K, N, b...] (or a vector B [K] with an unbatched A).
-Tensor mm(Session& s, const Tensor& a, const Tensor& b) {
-  DotDims d;
-  d.lhs_contracting = {1};
-  d.rhs_contracting = {0};
-  if (b.rank() >= 2) add_batch(d, a.rank());
-  return T::dot_general(s, a, b, d);
-}
-/// A·Bᴴ (both [M, K, b...] / [N, K, b...]; vectors give the outer product a·bᴴ).
-Tensor mm_bh(Session& s, const Tensor& a, const Tensor& b) {
-  DotDims d;
-  if (a.rank() >= 2) {
-    d.lhs_contracting = {1};
-    d.rhs_contracting = {1};
-    add_batch(d, a.rank());
-  }
-  d.conj_rhs = true;
-  return T::dot_general(s, a, b, d);
-}
-/// Aᴴ·B.
-Tensor mm_ah(Session& s, const Tensor& a, const Tensor& b) {
-  DotDims d;
-  d.lhs_contracting = {0};
-  d.rhs_contracting = {0};
-  add_batch(d, a.rank());
-  d.conj_lhs = true;
-  return T::dot_general(s, a, b, d);
-}
-Dims swap01(int rank) {
-  Dims p;
-  for (int i = 0; i < rank; ++i) p.push_back(i);
-  std::swap(p[0], p[1]);
-  return p;
-}
-/// Mᴴ (a view for real dtypes).
-Tensor adjoint(Session& s, const Tensor& m) {
-  Tensor t = m.permute_view(swap01(m.rank()).span());
-  return is_complex(m.dtype()) ? T::conj(s, t) : t;
-}
-Tensor apply_op(Session& s, const Tensor& m, MatOp op) {
-  switch (op) {
-    case MatOp::none: return m;
-    case MatOp::transpose: return m.permute_view(swap01(m.rank()).span());
-    case MatOp::adjoint: return adjoint(s, m);
-  }
-  return m;
-}
 
 // ---- solve
 void vjp_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
@@ -146,11 +94,6 @@ Tensor jvp_inv(Session& s, const Node& n, const Tensor* t) {
 
 // ---- det: dy = y·tr(A⁻¹·dA); Ā = ȳ·conj(y)·A⁻ᴴ (batch values reshaped to [1, 1, b...]
 // so they broadcast over the matrix axes, which lead).
-Tensor batch_as_matrix(Session& s, const Tensor& v) {
-  Dims shape{1, 1};
-  for (int i = 0; i < v.rank(); ++i) shape.push_back(v.extent(i));
-  return T::reshape(s, v, shape.span());
-}
 void vjp_det(Session& s, const Node& n, const Tensor& g, Grad* out) {
   Tensor w = batch_as_matrix(s, T::mul(s, g, detail::conj_if_complex(s, n.y)));
   out[0] = {T::mul(s, adjoint(s, T::inv(s, n.x[0])), w), true};
@@ -196,7 +139,6 @@ TriangularSolveOptions tri_opts(Side side, MatOp op) {
   return o;
 }
 Tensor phi(Session& s, const Tensor& m) { return T::sub(s, T::tril(s, m, 0), T::mul(s, T::triu(s, T::tril(s, m, 0), 0), 0.5)); }
-Tensor hermitian_part(Session& s, const Tensor& m) { return T::mul(s, T::add(s, m, adjoint(s, m)), 0.5); }
 void vjp_cholesky(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const bool upper = n.i0 != 0;
   Tensor l = upper ? adjoint(s, n.y) : n.y;
@@ -304,10 +246,6 @@ TriangularSolveOptions upper_right(MatOp op) {
   o.op = op;
   return o;
 }
-Tensor real_diag(Session& s, const Tensor& m) {
-  Tensor d = T::triu(s, T::tril(s, m, 0), 0);
-  return is_complex(d.dtype()) ? T::cast(s, T::real(s, d), d.dtype()) : d;
-}
 void vjp_qr(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const std::int64_t m = n.x[0].extent(0), k = n.y.extent(1);
   const Tensor q = n.y.slice_view(0, 0, m), r = n.y.slice_view(0, m, m + k);
@@ -397,17 +335,10 @@ EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri) {
     n.i0 = tri == Triangle::upper ? 1 : 0;
   });
   if (!packed.requires_grad() && !packed.tangent().defined()) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
-  const int rank = packed.rank();
-  Dims start(rank, 0), limit_w, limit_v, start_v(rank, 0);
-  for (int i = 0; i < rank; ++i) {
-    limit_w.push_back(packed.value().extent(i));
-    limit_v.push_back(packed.value().extent(i));
-  }
-  limit_w[0] = 1;
-  start_v[0] = 1;
-  EagerTensor w = reshape(ctx, slice(ctx, packed, start, limit_w), r.W.shape().span());
+  const std::int64_t n = packed.value().extent(0);
+  EagerTensor w = reshape(ctx, rows(ctx, packed, 0, 1), r.W.shape().span());
   if (is_complex(dt)) w = real(ctx, w);
-  return {std::move(w), slice(ctx, packed, start_v, limit_v)};
+  return {std::move(w), rows(ctx, packed, 1, n)};
 }
 QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagonal) {
   Session& s = ctx.session();
@@ -419,16 +350,8 @@ QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagonal) {
   // Note [Packed multi-output nodes]: Y = [Q; R].
   Tensor y = T::concatenate(s, {r.Q, r.R}, 0);
   EagerTensor packed = finish<1>(ctx, OpId::qr, std::move(y), {&a}, [&](Node& n) { n.x[0] = a.value(); });
-  const int rank = packed.rank();
   const std::int64_t m = r.Q.extent(0);
-  Dims zero(rank, 0), q_lim, r_start(rank, 0), r_lim;
-  for (int i = 0; i < rank; ++i) {
-    q_lim.push_back(packed.value().extent(i));
-    r_lim.push_back(packed.value().extent(i));
-  }
-  q_lim[0] = m;
-  r_start[0] = m;
-  return {slice(ctx, packed, zero, q_lim), slice(ctx, packed, r_start, r_lim)};
+  return {rows(ctx, packed, 0, m), rows(ctx, packed, m, packed.value().extent(0))};
 }
 EagerTensor matrix_exp(Context& ctx, const EagerTensor& a) {
   return finish<1>(ctx, OpId::matrix_exp, T::matrix_exp(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });

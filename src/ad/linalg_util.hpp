@@ -1,0 +1,92 @@
+#pragma once
+// Matrix helpers shared by the linear-algebra rule files (rules_linalg*.cpp): products
+// with adjoints, batch axes, Hermitian parts. Matrices are [M, N, batch...].
+#include "tenferro/ad.hpp"
+#include "tenferro/dot.hpp"
+#include "tenferro/linalg.hpp"
+#include "tenferro/ops.hpp"
+#include "tenferro/structural.hpp"
+
+namespace tenferro::ad::linalg_util {
+
+namespace T = ::tenferro;
+
+/// Batch axes 2.. paired on both sides.
+inline void add_batch(DotDims& d, int rank) {
+  for (int k = 2; k < rank; ++k) {
+    d.lhs_batch.push_back(k);
+    d.rhs_batch.push_back(k);
+  }
+}
+/// A·B for [M, K, b...]·[K, N, b...] (or a vector B [K] with an unbatched A).
+inline Tensor mm(Session& s, const Tensor& a, const Tensor& b) {
+  DotDims d;
+  d.lhs_contracting = {1};
+  d.rhs_contracting = {0};
+  if (b.rank() >= 2) add_batch(d, a.rank());
+  return T::dot_general(s, a, b, d);
+}
+/// A·Bᴴ (both [M, K, b...] / [N, K, b...]; vectors give the outer product a·bᴴ).
+inline Tensor mm_bh(Session& s, const Tensor& a, const Tensor& b) {
+  DotDims d;
+  if (a.rank() >= 2) {
+    d.lhs_contracting = {1};
+    d.rhs_contracting = {1};
+    add_batch(d, a.rank());
+  }
+  d.conj_rhs = true;
+  return T::dot_general(s, a, b, d);
+}
+/// Aᴴ·B.
+inline Tensor mm_ah(Session& s, const Tensor& a, const Tensor& b) {
+  DotDims d;
+  d.lhs_contracting = {0};
+  d.rhs_contracting = {0};
+  add_batch(d, a.rank());
+  d.conj_lhs = true;
+  return T::dot_general(s, a, b, d);
+}
+inline Dims swap01(int rank) {
+  Dims p;
+  for (int i = 0; i < rank; ++i) p.push_back(i);
+  std::swap(p[0], p[1]);
+  return p;
+}
+/// Mᴴ (a view for real dtypes).
+inline Tensor adjoint(Session& s, const Tensor& m) {
+  Tensor t = m.permute_view(swap01(m.rank()).span());
+  return is_complex(m.dtype()) ? T::conj(s, t) : t;
+}
+inline Tensor apply_op(Session& s, const Tensor& m, MatOp op) {
+  switch (op) {
+    case MatOp::none: return m;
+    case MatOp::transpose: return m.permute_view(swap01(m.rank()).span());
+    case MatOp::adjoint: return adjoint(s, m);
+  }
+  return m;
+}
+inline Tensor hermitian_part(Session& s, const Tensor& m) { return T::mul(s, T::add(s, m, adjoint(s, m)), 0.5); }
+inline Tensor real_diag(Session& s, const Tensor& m) {
+  Tensor d = T::triu(s, T::tril(s, m, 0), 0);
+  return is_complex(d.dtype()) ? T::cast(s, T::real(s, d), d.dtype()) : d;
+}
+/// Batch values [b...] reshaped to [1, 1, b...], so they broadcast over the matrix axes.
+inline Tensor batch_as_matrix(Session& s, const Tensor& v) {
+  Dims shape{1, 1};
+  for (int i = 0; i < v.rank(); ++i) shape.push_back(v.extent(i));
+  return T::reshape(s, v, shape.span());
+}
+
+/// Rows [begin, end) of a packed multi-output value (Note [Packed multi-output nodes] in
+/// rules_linalg.cpp), as a recorded slice: the cotangents of the parts meet in the
+/// packed node.
+inline EagerTensor rows(Context& ctx, const EagerTensor& packed, std::int64_t begin, std::int64_t end) {
+  const int rank = packed.rank();
+  Dims start(rank, 0), limit;
+  for (int i = 0; i < rank; ++i) limit.push_back(packed.value().extent(i));
+  start[0] = begin;
+  limit[0] = end;
+  return slice(ctx, packed, start, limit);
+}
+
+}  // namespace tenferro::ad::linalg_util
