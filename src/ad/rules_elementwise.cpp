@@ -53,6 +53,41 @@ ConjOperand conj_opnd(Session& s, const Node& n, int k) {
 }
 bool wants(const Node& n, int k) { return n.in[k].kind != 0; }
 
+// Note [In-place cotangents]: the sweep drops a node's accumulated cotangent right after
+// its rule runs, so when the node owns it exclusively (cot_owned) the rule may write its
+// last result into that buffer and hand it on as owned, instead of allocating a fresh
+// one. Only when the result has the cotangent's dtype and shape (the other operand
+// broadcasts into it) and the buffer is compact.
+bool reusable(const Node& n, const Tensor& g, const Operand& other) {
+  if (!n.cot_owned || &g != &n.cot || !g.is_contiguous() || g.read_only()) return false;
+  if (!other.is_tensor()) return other.scalar().result_dtype_with(g.dtype()) == g.dtype();
+  const Tensor& o = other.tensor();
+  if (promote(g.dtype(), o.dtype()) != g.dtype() || o.rank() > g.rank() || g.shares_storage(o)) return false;
+  for (int i = 0; i < o.rank(); ++i)
+    if (o.extent(i) != g.extent(i) && o.extent(i) != 1) return false;
+  return true;
+}
+/// g·other as a cotangent, in g's buffer when allowed (Note [In-place cotangents]). A
+/// scalar factor scales the (compact, checked) buffer directly.
+Grad times(Session& s, const Node& n, const Tensor& g, const Operand& other, bool last) {
+  if (last && reusable(n, g, other)) {
+    if (other.is_tensor()) {
+      T::mul_into(s, g, other, g);
+    } else {
+      visit_dtype<DTypeSet::inexact>("mul", g.dtype(), [&](auto tag) {
+        using V = typename decltype(tag)::type;
+        const V c = other.scalar().to<V>();
+        V* p = static_cast<V*>(const_cast<void*>(g.data()));
+        for (std::int64_t i = 0, e = g.numel(); i < e; ++i) p[i] *= c;
+      });
+    }
+    return {g, true};
+  }
+  return {T::mul(s, g, other), true};
+}
+/// The node's cotangent passed through unchanged to its only consumer: still owned.
+Grad pass(const Node& n, const Tensor& g, bool only) { return {g, only && n.cot_owned && &g == &n.cot}; }
+
 EagerTensor binary(Context& ctx, OpId op, Tensor&& y, const AdOperand& a, const AdOperand& b) {
   // add and sub rules need no operand values (the runtime takes shapes from the targets).
   // mul's rules read operand k only for the other operand's derivative: skip saving a
@@ -79,15 +114,25 @@ Tensor greater_weight(Session& s, const Operand& a, const Operand& b) {
 
 // ---------------------------------------------------------------- binary rules
 
-void vjp_add(Session&, const Node&, const Tensor& g, Grad* out) {
-  out[0] = {g, false};
-  out[1] = {g, false};
+void vjp_add(Session&, const Node& n, const Tensor& g, Grad* out) {
+  const bool only = !(wants(n, 0) && wants(n, 1));
+  if (wants(n, 0)) out[0] = pass(n, g, only);
+  if (wants(n, 1)) out[1] = pass(n, g, only);
 }
 Tensor jvp_add(Session& s, const Node&, const Tensor* t) { return detail::add_maybe(s, t[0], t[1]); }
 
 void vjp_sub(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  if (!wants(n, 1)) {
+    out[0] = pass(n, g, true);
+    return;
+  }
   out[0] = {g, false};
-  if (wants(n, 1)) out[1] = {T::neg(s, g), true};
+  if (!wants(n, 0) && reusable(n, g, Operand(-1.0))) {
+    T::neg_into(s, g, g);
+    out[1] = {g, true};
+  } else {
+    out[1] = {T::neg(s, g), true};
+  }
 }
 Tensor jvp_sub(Session& s, const Node&, const Tensor* t) {
   if (!t[1].defined()) return t[0];
@@ -96,8 +141,9 @@ Tensor jvp_sub(Session& s, const Node&, const Tensor* t) {
 }
 
 void vjp_mul(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  if (wants(n, 0)) out[0] = {T::mul(s, g, conj_opnd(s, n, 1).get()), true};
-  if (wants(n, 1)) out[1] = {T::mul(s, conj_opnd(s, n, 0).get(), g), true};
+  const bool w1 = wants(n, 1);
+  if (wants(n, 0)) out[0] = times(s, n, g, conj_opnd(s, n, 1).get(), !w1);
+  if (w1) out[1] = times(s, n, g, conj_opnd(s, n, 0).get(), true);
 }
 Tensor jvp_mul(Session& s, const Node& n, const Tensor* t) {
   Tensor r;

@@ -56,7 +56,30 @@ Tensor sum_like(Session& s, const Node& n, const Tensor& t) {
   return T::sum(s, t, n.axes.span(), n.keepdims);
 }
 
-void vjp_sum(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {expand(s, n, g), false}; }
+/// A compact tensor of x's shape filled with the single value of g (g's dtype).
+Tensor filled_like(const Tensor& x, const Tensor& g) {
+  std::int64_t shape[kMaxRank];
+  for (int i = 0; i < x.rank(); ++i) shape[i] = x.extent(i);
+  Tensor t = Tensor::empty(std::span<const std::int64_t>(shape, static_cast<std::size_t>(x.rank())), g.dtype());
+  visit_dtype<DTypeSet::inexact>("sum", g.dtype(), [&](auto tag) {
+    using V = typename decltype(tag)::type;
+    const V v = *g.data_ptr<V>();
+    V* p = t.mutable_data_ptr<V>();
+    for (std::int64_t i = 0, e = t.numel(); i < e; ++i) p[i] = v;
+  });
+  return t;
+}
+// A full sum of a small tensor hands on a compact owned cotangent rather than a
+// broadcast view, so the rules upstream take the elementwise fast path and work in place
+// (Note [In-place cotangents] in rules_elementwise.cpp); large inputs keep the free view.
+constexpr std::int64_t kMaterializeSumCotangent = 4096;
+void vjp_sum(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  if (g.numel() == 1 && n.x[0].numel() <= kMaterializeSumCotangent && is_inexact(g.dtype())) {
+    out[0] = {filled_like(n.x[0], g), true};
+    return;
+  }
+  out[0] = {expand(s, n, g), false};
+}
 Tensor jvp_sum(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? sum_like(s, n, t[0]) : Tensor(); }
 
 double mean_count(const Node& n) {

@@ -209,11 +209,12 @@ EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const Eag
   if (record) {
     if (!rules.vjp) throw_no_rule(op, "VJP");
     if (need_tan && !rules.jvp) throw_no_rule(op, "JVP");
-    for (std::size_t k = 0; k < N; ++k) (void)input_ref(ctx, inputs[k], tenferro::detail::op_name(op));
+    Ref refs[N > 0 ? N : 1];
+    for (std::size_t k = 0; k < N; ++k) refs[k] = input_ref(ctx, inputs[k], tenferro::detail::op_name(op));
     Node& n = tape.push();
     n.op = op;
     n.nin = static_cast<std::uint8_t>(N);
-    for (std::size_t k = 0; k < N; ++k) n.in[k] = input_ref(ctx, inputs[k], tenferro::detail::op_name(op));
+    for (std::size_t k = 0; k < N; ++k) n.in[k] = refs[k];
     n.y = y;
     Tensor tan;
     try {

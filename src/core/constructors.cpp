@@ -1,6 +1,7 @@
 // Tensor constructors: empty/zeros/ones/full, from data, arange, eye, random.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numbers>
 
 #include "core/convert.hpp"
@@ -14,16 +15,47 @@ __extension__ typedef __int128 int128;  // exact span arithmetic for integer ara
 
 struct TensorAccess {
   static Tensor owner(std::span<const std::int64_t> shape, DType dtype, std::string_view op) {
+    Tensor t;
+    if (shape.size() <= 8 && small_owner(t, shape, dtype)) return t;
     if (static_cast<int>(shape.size()) > kMaxRank)
       throw RankError(op, "rank " + std::to_string(shape.size()) + " exceeds the maximum " + std::to_string(kMaxRank));
     const std::int64_t n = checked_numel(shape, op);
     const std::int64_t bytes = checked_mul(n, static_cast<std::int64_t>(dtype_size(dtype)), op);
-    Tensor t;
     t.set_layout(shape, detail::compact_strides(shape));
     t.block_ = detail::allocate_block(static_cast<std::size_t>(bytes));
     t.data_ = t.block_->data();
     t.dtype_ = dtype;
     return t;
+  }
+
+  // Note [Fast owner]: every allocating op ends here, so the common case (rank <= 8,
+  // extents and strides that fit the inline int32 layout, no overflow) is one pass that
+  // writes the compact strides straight into the inline layout. Anything else (negative
+  // extents, overflow, large layouts) returns false and takes the checked general path,
+  // which reports the error or builds the heap layout.
+  static bool small_owner(Tensor& t, std::span<const std::int64_t> shape, DType dtype) {
+    constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
+    const int r = static_cast<int>(shape.size());
+    std::int64_t acc = 1;
+    bool ok = true, empty = false;
+    for (int i = 0; i < r; ++i) {
+      const std::int64_t e = shape[static_cast<std::size_t>(i)];
+      ok = ok && e >= 0 && e <= kMax && acc <= kMax;
+      t.small_.ext[i] = static_cast<std::int32_t>(e);
+      t.small_.str[i] = static_cast<std::int32_t>(acc);
+      empty = empty || e == 0;
+      ok = ok && !__builtin_mul_overflow(acc, e > 0 ? e : 1, &acc);
+    }
+    std::int64_t bytes = 0;
+    if (!ok || __builtin_mul_overflow(empty ? 0 : acc, static_cast<std::int64_t>(dtype_size(dtype)), &bytes)) {
+      t.small_ = {};
+      return false;
+    }
+    t.rank_ = static_cast<std::uint8_t>(r);
+    t.block_ = detail::allocate_block(static_cast<std::size_t>(bytes));
+    t.data_ = t.block_->data();
+    t.dtype_ = dtype;
+    return true;
   }
 };
 

@@ -203,6 +203,39 @@ TEST(ElementwiseInto, OutputIdenticalToAnInputIsAllowed) {
   EXPECT_GT(n, 100);
 }
 
+// Note [Elementwise scalar fast path]: a compact inexact tensor with a scalar that keeps
+// its dtype runs one loop, also in place; other layouts and promoting scalars take the
+// general path. Both must match the reference.
+TEST(ElementwiseInto, ScalarOperandInPlaceEveryInexactDTypeAndLayout) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  std::mt19937_64 rng(53);
+  for (DType d : {DType::f32, DType::f64, DType::c64, DType::c128}) {
+    for (Layout l : {Layout::contiguous, Layout::transposed, Layout::negative_stride}) {
+      for (bool left : {false, true}) {
+        SCOPED_TRACE(std::string(dtype_name(d)) + " " + layout_name(l) + (left ? " scalar left" : " scalar right"));
+        const Tensor x = random_layout(rng, kS34, d, l);
+        const Scalar c = is_complex(d) ? Scalar(c128(0.5, -2.0)) : Scalar(-1.75);
+        const Tensor want_mul = left ? mul(s, c, clone(x)) : mul(s, clone(x), c);
+        const Tensor want_div = left ? div(s, c, clone(x)) : div(s, clone(x), c);
+        const Tensor want_sub = left ? sub(s, c, clone(x)) : sub(s, clone(x), c);
+        const Tensor xd = with_layout(clone(x), l), xs = with_layout(clone(x), l);
+        if (left) mul_into(s, c, x, x); else mul_into(s, x, c, x);
+        EXPECT_EQ(count_differences(x, want_mul), 0) << "mul in place";
+        if (left) div_into(s, c, xd, xd); else div_into(s, xd, c, xd);
+        EXPECT_EQ(count_differences(xd, want_div), 0) << "div in place";
+        if (left) sub_into(s, c, xs, xs); else sub_into(s, xs, c, xs);
+        EXPECT_EQ(count_differences(xs, want_sub), 0) << "sub in place";
+      }
+    }
+  }
+  // A complex scalar promotes a real tensor (general path): the into form needs a
+  // complex out, and the real tensor itself is a DTypeError with nothing written.
+  const Tensor r = random_tensor(rng, kS34, DType::f64), before = clone(r);
+  EXPECT_THROW(mul_into(s, r, c128(0, 1), r), DTypeError);
+  EXPECT_EQ(count_differences(r, before), 0);
+}
+
 // ---------------------------------------------------------------- partial overlap
 
 TEST(ElementwiseInto, OutputPartiallyOverlappingAnInputIsArgumentError) {
