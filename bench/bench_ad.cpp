@@ -122,6 +122,55 @@ void matmul_backward_by_hand(benchmark::State& st) {
   }
 }
 
+// The seed system's linalg VJP gate: X = L⁻¹·B for a lower-triangular, well-conditioned
+// L (random lower triangle + N·I), loss = sum(X), gradients for L and B.
+Tensor lower_well_conditioned(Session& s, std::int64_t n, std::uint64_t seed) {
+  return add(s, tril(s, random({n, n}, seed)), mul(s, Tensor::eye(n, DType::f64), static_cast<double>(n)));
+}
+void ad_triangular_solve_vjp(benchmark::State& st) {
+  openblas_set_num_threads(1);
+  const auto n = st.range(0);
+  HeldSession s = backend().open_session();
+  ad::Context ctx(s);
+  const ad::EagerTensor l = ctx.leaf(lower_well_conditioned(s, n, 1)), b = ctx.leaf(random({n, n}, 2));
+  for (auto _ : st) {
+    ctx.backward(ad::sum(ctx, ad::triangular_solve(ctx, l, b)));
+    benchmark::DoNotOptimize(l.grad().data());
+    benchmark::DoNotOptimize(b.grad().data());
+    ctx.zero_grad();
+  }
+}
+// Yardstick: the forward solve alone (plain op, same session).
+void triangular_solve_forward(benchmark::State& st) {
+  openblas_set_num_threads(1);
+  const auto n = st.range(0);
+  HeldSession s = backend().open_session();
+  const Tensor l = lower_well_conditioned(s, n, 1), b = random({n, n}, 2);
+  for (auto _ : st) benchmark::DoNotOptimize(triangular_solve(s, l, b).data());
+}
+// loss = sum(solve(A, B)) for a well-conditioned A (random + N·I); gradients for A and B.
+void ad_solve_backward(benchmark::State& st) {
+  openblas_set_num_threads(1);
+  const auto n = st.range(0);
+  HeldSession s = backend().open_session();
+  ad::Context ctx(s);
+  const Tensor av = add(s, random({n, n}, 1), mul(s, Tensor::eye(n, DType::f64), static_cast<double>(n)));
+  const ad::EagerTensor a = ctx.leaf(av), b = ctx.leaf(random({n, n}, 2));
+  for (auto _ : st) {
+    ctx.backward(ad::sum(ctx, ad::solve(ctx, a, b)));
+    benchmark::DoNotOptimize(a.grad().data());
+    benchmark::DoNotOptimize(b.grad().data());
+    ctx.zero_grad();
+  }
+}
+void solve_forward(benchmark::State& st) {
+  openblas_set_num_threads(1);
+  const auto n = st.range(0);
+  HeldSession s = backend().open_session();
+  const Tensor a = add(s, random({n, n}, 1), mul(s, Tensor::eye(n, DType::f64), static_cast<double>(n))), b = random({n, n}, 2);
+  for (auto _ : st) benchmark::DoNotOptimize(solve(s, a, b).data());
+}
+
 }  // namespace
 
 BENCHMARK(ad_chain16_fwd_bwd)->Name("ad/chain16_4x4/fwd_bwd");
@@ -129,11 +178,15 @@ BENCHMARK(ad_chain16_by_hand)->Name("yardstick/chain16_4x4/plain_ops");
 BENCHMARK(ad_matmul_backward)->Name("ad/matmul_backward")->Arg(2)->Arg(4)->Arg(8);
 BENCHMARK(matmul_backward_by_hand)->Name("yardstick/matmul_backward/plain_ops")->Arg(2)->Arg(4)->Arg(8);
 BENCHMARK(raw_blas_matmul_backward)->Name("yardstick/matmul_backward/raw_blas")->Arg(2)->Arg(4)->Arg(8);
+BENCHMARK(ad_triangular_solve_vjp)->Name("ad/triangular_solve_vjp")->Arg(8)->Arg(16);
+BENCHMARK(triangular_solve_forward)->Name("yardstick/triangular_solve_vjp/forward_only")->Arg(8)->Arg(16);
+BENCHMARK(ad_solve_backward)->Name("ad/solve_backward")->Arg(2)->Arg(4)->Arg(8);
+BENCHMARK(solve_forward)->Name("yardstick/solve_backward/forward_only")->Arg(2)->Arg(4)->Arg(8);
 
 // `bench_ad count CASE N` runs one case N times without Google Benchmark, for
 // instruction counts under callgrind (run at two N and take the difference / ΔN):
 //   valgrind --tool=callgrind --callgrind-out-file=/dev/null build/release/bench/bench_ad count chain16 2000
-// CASE: chain16 (AD), chain16_plain (yardstick), matmul2 (AD), matmul2_plain.
+// CASE: chain16 (AD), chain16_plain (yardstick), matmul2 (AD), matmul2_plain, trisolve8 (AD).
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "count") {
     const std::string c = argv[2];
@@ -143,6 +196,7 @@ int main(int argc, char** argv) {
     const ad::EagerTensor x = ctx.leaf(random({4, 4}, 1));
     const ad::EagerTensor a = ctx.leaf(random({2, 2}, 1)), b = ctx.leaf(random({2, 2}, 2));
     const Tensor xp = random({4, 4}, 1);
+    const ad::EagerTensor l8 = ctx.leaf(lower_well_conditioned(s, 8, 1)), b8 = ctx.leaf(random({8, 8}, 2));
     for (long i = 0; i < n; ++i) {
       if (c == "chain16") {
         ad::EagerTensor y = x;
@@ -164,6 +218,9 @@ int main(int argc, char** argv) {
         Tensor loss = sum(s, matmul(s, a.value(), b.value()));
         Tensor g = Tensor::ones({}, DType::f64).broadcast_view({2, 2});
         Tensor ra = dot_general(s, g, b.value(), ga), rb = dot_general(s, a.value(), g, gb);
+      } else if (c == "trisolve8") {
+        ctx.backward(ad::sum(ctx, ad::triangular_solve(ctx, l8, b8)));
+        ctx.zero_grad();
       } else if (c == "matmul2") {
         ctx.backward(ad::sum(ctx, ad::matmul(ctx, a, b)));
         ctx.zero_grad();
