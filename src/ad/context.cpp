@@ -221,6 +221,19 @@ void Context::backward(const EagerTensor& y, const Tensor& cotangent, BackwardOp
   backward(std::span(&y, 1), std::span(&cotangent, 1), options);
 }
 
+namespace {
+/// accumulate() with the common case inline: the first contribution to an empty slot,
+/// already of the target's shape and dtype, is moved in.
+inline void accumulate_into(Session& s, Tensor& slot, bool& slot_owned, const Tensor& like, Grad&& g) {
+  if (!slot.defined() && g.t.dtype() == like.dtype() && detail::same_shape(g.t, like)) {
+    slot = std::move(g.t);
+    slot_owned = g.owned && !slot.read_only();
+    return;
+  }
+  detail::accumulate(s, slot, slot_owned, like, like.dtype(), std::move(g));
+}
+}  // namespace
+
 void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> cotangents, BackwardOptions options) {
   Session& s = *session_;
   s.check("backward");
@@ -267,7 +280,8 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
         many.assign(static_cast<std::size_t>(nin), detail::Grad{});
         out = many.data();
       } else {
-        for (int k = 0; k < nin; ++k) out[k] = detail::Grad{};
+        for (int k = 0; k < nin; ++k)
+          if (out[k].t.defined()) out[k] = detail::Grad{};
       }
       rules[static_cast<int>(n.op)].vjp(s, n, n.cot, out);
       for (int k = 0; k < nin; ++k) {
@@ -275,10 +289,10 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
         if (r.kind == 0 || !out[k].t.defined()) continue;
         if (r.kind == 1) {
           auto& l = tape.leaves[static_cast<std::size_t>(r.index)];
-          detail::accumulate(s, l.grad, l.owned, l.value, l.value.dtype(), std::move(out[k]));
+          accumulate_into(s, l.grad, l.owned, l.value, std::move(out[k]));
         } else {
           Node& m = tape.nodes[static_cast<std::size_t>(r.index)];
-          detail::accumulate(s, m.cot, m.cot_owned, m.y, m.y.dtype(), std::move(out[k]));
+          accumulate_into(s, m.cot, m.cot_owned, m.y, std::move(out[k]));
         }
       }
       n.cot = Tensor();
