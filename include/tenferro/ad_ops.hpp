@@ -206,6 +206,57 @@ TENFERRO_API QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagona
 /// exp([[Aᴴ, X̄], [0, Aᴴ]]) (the Fréchet derivative and its adjoint).
 TENFERRO_API EagerTensor matrix_exp(Context& ctx, const EagerTensor& a);
 
+// ---------------------------------------------------------------- LU and eig
+// Rules in src/ad/rules_lu_eig.cpp (Note [LU rules], Note [lu_solve rules], Note [eig
+// rules]); conventions in docs/ad.md. Pivots and permutation matrices are constants
+// (piecewise constant in A): they carry no tangent and receive no cotangent.
+/// lu(A): P·A = L·U with partial pivoting; P [M, M, b...] (A's dtype) is a constant,
+/// L [M, K, b...] unit lower and U [K, N, b...] upper trapezoidal (K = min(M, N)).
+struct LuFactors {
+  Tensor P;
+  EagerTensor L, U;
+};
+/// Differentiable lu for square, tall and wide A (a differentiable path calls
+/// lu_factor once and records one node whose value is the packed factor; L and U are
+/// recorded tril/triu views of it). With A' = P·A, L₁, U₁ the leading K×K blocks:
+/// dL = L₁·tril(C, −1), dU = triu(C)·U₁ for C = L₁⁻¹·dA'·U₁⁻¹ (extra rows of L, extra
+/// columns of U by substitution); Ā = Pᵀ·L₁⁻ᴴ·(tril(L₁ᴴ·L̄, −1) + triu(Ū·U₁ᴴ))·U₁⁻ᴴ in
+/// the square case (PyTorch's linalg_lu_backward). A singular leading block (an exact
+/// zero pivot) makes the rules throw NumericalError; the derivative does not exist where
+/// the pivot order changes.
+TENFERRO_API LuFactors lu(Context& ctx, const EagerTensor& a);
+/// lu_factor's result: the packed factor LU [M, N, b...] (differentiable) and LAPACK's
+/// 0-based pivots [K, b...] i64 (constant).
+struct LuPacked {
+  EagerTensor LU;
+  Tensor pivots;
+};
+/// Differentiable lu_factor (square, tall and wide A): LU̅ holds L̄ strictly below the
+/// diagonal and Ū on and above it; the rules are those of lu (Note [LU rules]).
+TENFERRO_API LuPacked lu_factor(Context& ctx, const EagerTensor& a);
+/// lu_solve(LU, pivots, B) = A⁻¹·B for A = Pᵀ·L·U (B [N, K, b...], or [N] with an
+/// unbatched LU). JVP dX = U⁻¹·L⁻¹·(P·dB − dL·U·X − L·dU·X) with dL = tril(dLU, −1),
+/// dU = triu(dLU); VJP W = U⁻ᴴ·X̄, Z = L⁻ᴴ·W, B̄ = Pᵀ·Z, LU̅ = −tril(Z·(U·X)ᴴ, −1) −
+/// triu(W·Xᴴ) (PyTorch's linalg_lu_solve_LU / linalg_lu_solve_jvp). LU may be any
+/// matrix used as a packed factorization (not only lu_factor's output).
+TENFERRO_API EagerTensor lu_solve(Context& ctx, const EagerTensor& lu, const Tensor& pivots, const EagerTensor& b);
+/// Eigenvalues and right eigenvectors (complex; unit-norm columns, LAPACK geev).
+struct EigPair {
+  EagerTensor W, V;
+};
+/// eig(A): A·V = V·diag(w). Rules for distinct eigenvalues (Giles 2008, with the
+/// normalization term): Δ = V⁻¹·dA·V, dw = diag(Δ), X = V·(F ∘ Δ) with
+/// F_ij = 1/(w_j − w_i), dV = X − V·diag(Re diag(Vᴴ·X)); VJP
+/// Ā = V⁻ᴴ·(diag(w̄) + conj(F) ∘ (Vᴴ·V̄ − Vᴴ·V·diag(Re diag(Vᴴ·V̄))))·Vᴴ. The phase of each
+/// eigenvector is a gauge: only gauge-invariant functions of V (|V|², V·f(W)·V⁻¹, W)
+/// have meaningful derivatives (a gauge-dependent loss gets the derivative of the
+/// phase-fixed choice "dV ⟂ iV", not LAPACK's). For real A the outputs are complex and
+/// Ā is the real part (Note [Complex convention]). Repeated eigenvalues give inf/NaN.
+TENFERRO_API EigPair eig(Context& ctx, const EagerTensor& a);
+/// eigvals(A) (complex, geev order): dw = diag(V⁻¹·dA·V), Ā = V⁻ᴴ·diag(w̄)·Vᴴ (a
+/// differentiable call computes V with geev, which the rules need; recorded as eig).
+TENFERRO_API EagerTensor eigvals(Context& ctx, const EagerTensor& a);
+
 // ---------------------------------------------------------------- operator sugar
 // They use the context of the first eager operand that has one (ArgumentError when
 // neither has a context).

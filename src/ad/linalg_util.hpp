@@ -77,6 +77,55 @@ inline Tensor batch_as_matrix(Session& s, const Tensor& v) {
   return T::reshape(s, v, shape.span());
 }
 
+/// The diagonal of [N, N, b...] as [N, b...] (extract_diagonal puts it last; a permuted
+/// view moves it first).
+inline Tensor diag_part(Session& s, const Tensor& m) {
+  Tensor d = T::extract_diagonal(s, m, 0, 1);
+  Dims perm{d.rank() - 1};
+  for (int i = 0; i + 1 < d.rank(); ++i) perm.push_back(i);
+  return d.permute_view(perm.span());
+}
+/// diag(v) [N, N, b...] from v [N, b...] (embed_diagonal takes the diagonal from the last
+/// axis).
+inline Tensor diag_embed(Session& s, const Tensor& v) {
+  Dims last;
+  for (int i = 1; i < v.rank(); ++i) last.push_back(i);
+  last.push_back(0);
+  return T::embed_diagonal(s, v.permute_view(last.span()), 0, 1);
+}
+/// M·diag(v): column j of m [M, N, b...] times v[j] (v [N, b...], any dtype promoting
+/// with m's).
+inline Tensor scale_columns(Session& s, const Tensor& m, const Tensor& v) {
+  Dims row{1};
+  for (int i = 0; i < v.rank(); ++i) row.push_back(v.extent(i));
+  return T::mul(s, m, T::reshape(s, v, row.span()));
+}
+/// F [N, N, b...] with F_ij = 1/(w_j − w_i) off the diagonal and 0 on it (w [N, b...],
+/// real or complex; F in `dtype`). Eigenvector rules (eigh, eig) divide by these gaps.
+inline Tensor inverse_gaps(Session& s, const Tensor& w, DType dtype) {
+  const std::int64_t n = w.extent(0);
+  Dims row{1, n}, col{n, 1};
+  for (int i = 1; i < w.rank(); ++i) {
+    row.push_back(w.extent(i));
+    col.push_back(w.extent(i));
+  }
+  Tensor wc = T::cast(s, w, dtype);
+  Tensor e = T::sub(s, T::reshape(s, wc, row.span()), T::reshape(s, wc, col.span()));  // w_j - w_i
+  Tensor eye = Tensor::eye(n, dtype);
+  return T::sub(s, T::div(s, 1.0, T::add(s, e, eye)), eye);
+}
+/// Row 0 of a packed [1 + N, N, b...] value (a vector output packed above a matrix, as
+/// eigh's and eig's [wᵀ; V]) as an [N, b...] view.
+inline Tensor packed_row0(const Tensor& y) {
+  const Tensor row0 = y.slice_view(0, 0, 1);
+  Dims shape, strides;
+  for (int i = 1; i < y.rank(); ++i) {
+    shape.push_back(row0.extent(i));
+    strides.push_back(row0.stride(i));
+  }
+  return row0.as_strided_view(shape.span(), strides.span(), row0.offset());
+}
+
 /// Rows [begin, end) of a packed multi-output value (Note [Packed multi-output nodes] in
 /// rules_linalg.cpp), as a recorded slice: the cotangents of the parts meet in the
 /// packed node.

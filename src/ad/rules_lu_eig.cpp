@@ -1,0 +1,322 @@
+// Differentiable LU family (lu, lu_factor, lu_solve) and general eigendecomposition
+// (eig, eigvals): wrappers, JVP and VJP rules. Matrices are [M, N, batch...].
+//
+// Note [LU rules] (P·A = L·U with partial pivoting; P is piecewise constant, so it and
+// the pivots are constants: their tangents are zero). lu and lu_factor record ONE node
+// whose value is the packed factor F [M, N, b...] (L strictly below the diagonal, unit
+// diagonal implied; U on and above it), the packed multi-output value of Note [Packed
+// multi-output nodes] (rules_linalg.cpp) in LAPACK's own layout: it serves square, tall
+// and wide A alike, and lu's L and U are recorded tril/triu/slice views of it. With
+// K = min(M, N), L₁, U₁ the leading K×K blocks, A' = P·A:
+//   square:  C = L₁⁻¹·dA'·U₁⁻¹, dL = L₁·tril(C, −1), dU = triu(C)·U₁;
+//            Ā' = L₁⁻ᴴ·(tril(L₁ᴴ·L̄, −1) + triu(Ū·U₁ᴴ))·U₁⁻ᴴ;
+//   tall:    L = [L₁; L₂], dL₂ = (dA'₂ − L₂·dU)·U₁⁻¹; in the VJP triu(Ū·U₁ᴴ − L₂ᴴ·L̄₂)
+//            replaces triu(Ū·U₁ᴴ), and Ā'₂ = L̄₂·U₁⁻ᴴ;
+//   wide:    U = [U₁, U₂], dU₂ = L₁⁻¹·(dA'₂ − dL·U₂); in the VJP tril(L₁ᴴ·L̄ − Ū₂·U₂ᴴ, −1)
+//            replaces tril(L₁ᴴ·L̄, −1), and Ā'₂ = L₁⁻ᴴ·Ū₂;
+//   and Ā = Pᵀ·Ā'. L̄ and Ū are the strictly lower and the upper parts of F̄. These are
+// PyTorch's linalg_lu_backward / lu_factor_ex_jvp (FunctionsManual.cpp; the square case
+// is also in Murray 2016, §3), rederived here as the adjoint of the JVP under
+// Re⟨·,·⟩ (Note [Complex convention]). Every solve reads F itself (triangular_solve
+// with the lower unit-diagonal or the upper triangle), so L and U are never unpacked
+// for a solve.
+//
+// Note [lu_solve rules] (X = A⁻¹·B, A = Pᵀ·L·U from (F, pivots)):
+//   JVP: dX = U⁻¹·L⁻¹·(P·dB − dL·(U·X) − L·(dU·X)), dL = tril(dF, −1), dU = triu(dF);
+//   VJP: W = U⁻ᴴ·X̄, Z = L⁻ᴴ·W, B̄ = Pᵀ·Z, F̄ = −tril(Z·(U·X)ᴴ, −1) − triu(W·Xᴴ)
+// (Ā = −B̄·Xᴴ pulled back through dA = Pᵀ·(dL·U + L·dU); PyTorch's linalg_lu_solve_LU
+// and linalg_lu_solve_jvp). F̄ is the cotangent of the packed LU argument, whatever
+// produced it (lu_factor, or any matrix the user passes as a factorization).
+//
+// Note [eig rules] (A·V = V·diag(w), distinct eigenvalues, columns of V of unit 2-norm
+// as LAPACK geev returns them, phases a gauge; Giles 2008, "Collected matrix derivative
+// results", §3.1, with the normalization term of PyTorch's linalg_eig_jvp/backward):
+//   JVP: Δ = V⁻¹·dA·V, dw = diag(Δ), X = V·(F ∘ Δ) with F_ij = 1/(w_j − w_i), F_ii = 0,
+//        dV = X − V·diag(Re diag(Vᴴ·X))       (keeps ‖v_i‖ = 1; phase term chosen 0);
+//   VJP: Ā = V⁻ᴴ·(diag(w̄) + conj(F) ∘ (Vᴴ·V̄ − Vᴴ·V·diag(Re diag(Vᴴ·V̄))))·Vᴴ.
+// The VJP is the exact adjoint of this JVP. The true derivative of V depends on LAPACK's
+// phase convention (largest component real), so only gauge-invariant functions of V
+// (|V|², V·f(diag w)·V⁻¹, the eigenvalues) are differentiated correctly; for such a loss
+// Im diag(Vᴴ·V̄) = 0 and the dropped phase term does not matter. eigvals records an eig
+// node whose value is w alone (the node keeps V, which the rules need).
+#include <utility>
+#include <vector>
+
+#include "ad/linalg_util.hpp"
+#include "ad/tape.hpp"
+#include "tenferro/indexing.hpp"
+#include "tenferro/linalg.hpp"
+
+namespace tenferro::ad {
+
+using detail::finish;
+using detail::Grad;
+using detail::Node;
+using detail::OpId;
+
+namespace {
+
+namespace T = ::tenferro;
+using namespace linalg_util;
+
+TriangularSolveOptions tri(Side side, Triangle t, MatOp op, bool unit) {
+  TriangularSolveOptions o;
+  o.side = side;
+  o.tri = t;
+  o.op = op;
+  o.unit_diagonal = unit;
+  return o;
+}
+// Solves with the triangles of a packed factor F (only the named triangle is read).
+Tensor l_solve(Session& s, const Tensor& f, const Tensor& b, MatOp op) {
+  return T::triangular_solve(s, f, b, tri(Side::left, Triangle::lower, op, true));
+}
+Tensor u_solve(Session& s, const Tensor& f, const Tensor& b, Side side, MatOp op) {
+  return T::triangular_solve(s, f, b, tri(side, Triangle::upper, op, false));
+}
+/// L = tril(F, −1) + I of a square packed block.
+Tensor unit_lower(Session& s, const Tensor& f) { return T::add(s, T::tril(s, f, -1), Tensor::eye(f.extent(0), f.dtype())); }
+
+/// Row order of P·X from LAPACK's pivots [K, b...] (0-based sequential interchanges:
+/// row i swapped with row pivots[i]): (P·X) row i = X row perm[i]. With `inverse`, the
+/// order of Pᵀ·X. Returned as i64 [M, 1, b...]: the index of take_along_axis on axis 0.
+/// Built in the rules, only when a permutation is applied (the forward keeps pivots).
+Tensor pivot_rows(Session& s, const Tensor& pivots, std::int64_t m, bool inverse) {
+  const Tensor pv = T::to_contiguous(s, pivots);
+  const std::int64_t k = pv.extent(0);
+  Dims shape{m, 1};
+  std::int64_t nb = 1;
+  for (int i = 1; i < pv.rank(); ++i) {
+    shape.push_back(pv.extent(i));
+    nb *= pv.extent(i);
+  }
+  Tensor out = Tensor::empty(shape.span(), DType::i64);
+  std::int64_t* o = out.mutable_data_ptr<std::int64_t>();
+  const std::int64_t* p = pv.data_ptr<std::int64_t>();
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(m));
+  for (std::int64_t b = 0; b < nb; ++b) {
+    for (std::int64_t i = 0; i < m; ++i) perm[i] = i;
+    for (std::int64_t i = 0; i < k; ++i) std::swap(perm[i], perm[p[b * k + i]]);
+    std::int64_t* r = o + b * m;
+    for (std::int64_t i = 0; i < m; ++i) {
+      if (inverse) r[perm[i]] = i;
+      else r[i] = perm[i];
+    }
+  }
+  return out;
+}
+/// P·X (or Pᵀ·X) for X [M, K, b...] by a row gather.
+Tensor permute_rows(Session& s, const Tensor& x, const Tensor& pivots, bool transpose) {
+  return T::take_along_axis(s, x, pivot_rows(s, pivots, x.extent(0), transpose), 0);
+}
+
+/// P [M, M, b...] in `dtype` with P·A = L·U: row i of P is row perm[i] of I.
+Tensor permutation_matrix(Session& s, const Tensor& pivots, std::int64_t m, DType dtype) {
+  Dims shape{m, m}, dims{0, 1};
+  for (int i = 1; i < pivots.rank(); ++i) shape.push_back(pivots.extent(i));
+  Tensor eye = Tensor::eye(m, dtype);
+  if (shape.size() > 2) eye = T::broadcast_in_dim_view(s, eye, shape.span(), dims.span());
+  return T::take_along_axis(s, eye, pivot_rows(s, pivots, m, false), 0);
+}
+
+// ---- lu / lu_factor (Note [LU rules]). Node: y = F, x[0] = pivots.
+Tensor jvp_lu(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  const Tensor& f = n.y;
+  const std::int64_t m = f.extent(0), nn = f.extent(1), k = std::min(m, nn);
+  if (k == 0) return detail::zeros_like(s, f);
+  const Tensor f1 = f.slice_view(0, 0, k).slice_view(1, 0, k);
+  const Tensor da = permute_rows(s, t[0], n.x[0], false);  // P·dA
+  Tensor c = u_solve(s, f1, l_solve(s, f1, da.slice_view(0, 0, k).slice_view(1, 0, k), MatOp::none), Side::right, MatOp::none);
+  Tensor dl = mm(s, unit_lower(s, f1), T::tril(s, c, -1));
+  Tensor du = mm(s, T::triu(s, c, 0), T::triu(s, f1, 0));
+  Tensor d1 = T::add(s, dl, du);  // dL strictly lower, dU upper: the packed tangent
+  if (m > nn) {
+    Tensor r = T::sub(s, da.slice_view(0, k, m), mm(s, f.slice_view(0, k, m), du));
+    return T::concatenate(s, {d1, u_solve(s, f1, r, Side::right, MatOp::none)}, 0);
+  }
+  if (m < nn) {
+    Tensor r = T::sub(s, da.slice_view(1, k, nn), mm(s, dl, f.slice_view(1, k, nn)));
+    return T::concatenate(s, {d1, l_solve(s, f1, r, MatOp::none)}, 1);
+  }
+  return d1;
+}
+void vjp_lu(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const Tensor& f = n.y;
+  const std::int64_t m = f.extent(0), nn = f.extent(1), k = std::min(m, nn);
+  if (k == 0) {
+    out[0] = {detail::zeros_like(s, f), true};
+    return;
+  }
+  const Tensor f1 = f.slice_view(0, 0, k).slice_view(1, 0, k);
+  const Tensor g1 = g.slice_view(0, 0, k).slice_view(1, 0, k);
+  Tensor lower = mm_ah(s, unit_lower(s, f1), T::tril(s, g1, -1));  // L₁ᴴ·L̄
+  Tensor upper = mm_bh(s, T::triu(s, g1, 0), T::triu(s, f1, 0));   // Ū·U₁ᴴ
+  if (m > nn) upper = T::sub(s, upper, mm_ah(s, f.slice_view(0, k, m), g.slice_view(0, k, m)));
+  if (m < nn) lower = T::sub(s, lower, mm_bh(s, g.slice_view(1, k, nn), f.slice_view(1, k, nn)));
+  Tensor inner = T::add(s, T::tril(s, lower, -1), T::triu(s, upper, 0));
+  Tensor ga;
+  if (m > nn) {
+    Tensor top = l_solve(s, f1, inner, MatOp::adjoint);
+    ga = u_solve(s, f1, T::concatenate(s, {top, g.slice_view(0, k, m)}, 0), Side::right, MatOp::adjoint);
+  } else if (m < nn) {
+    Tensor left = u_solve(s, f1, inner, Side::right, MatOp::adjoint);
+    ga = l_solve(s, f1, T::concatenate(s, {left, g.slice_view(1, k, nn)}, 1), MatOp::adjoint);
+  } else {
+    ga = u_solve(s, f1, l_solve(s, f1, inner, MatOp::adjoint), Side::right, MatOp::adjoint);
+  }
+  out[0] = {permute_rows(s, ga, n.x[0], true), true};  // Ā = Pᵀ·Ā'
+}
+
+// ---- lu_solve (Note [lu_solve rules]). Node: x[0] = F, x[1] = pivots, y = X;
+// i0 = 1 when B (and X) is a vector [N].
+Tensor as_matrix(const Tensor& v) { return v.rank() == 1 ? v.reshape_view({v.extent(0), 1}) : v; }
+Tensor jvp_lu_solve(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined() && !t[2].defined()) return {};
+  const Tensor& f = n.x[0];
+  Tensor r;
+  if (t[2].defined()) r = permute_rows(s, as_matrix(t[2]), n.x[1], false);  // P·dB
+  if (t[0].defined()) {
+    const Tensor x = as_matrix(n.y);
+    Tensor ux = mm(s, T::triu(s, f, 0), x);
+    Tensor e = T::add(s, mm(s, T::tril(s, t[0], -1), ux), mm(s, unit_lower(s, f), mm(s, T::triu(s, t[0], 0), x)));
+    r = r.defined() ? T::sub(s, r, e) : T::neg(s, e);
+  }
+  Tensor dx = u_solve(s, f, l_solve(s, f, r, MatOp::none), Side::left, MatOp::none);
+  return n.i0 ? dx.reshape_view({dx.extent(0)}) : dx;
+}
+void vjp_lu_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const Tensor& f = n.x[0];
+  Tensor w = u_solve(s, f, as_matrix(g), Side::left, MatOp::adjoint);  // U⁻ᴴ·X̄
+  Tensor z = l_solve(s, f, w, MatOp::adjoint);                          // L⁻ᴴ·U⁻ᴴ·X̄
+  if (n.in[0].kind) {
+    const Tensor x = as_matrix(n.y);
+    Tensor ux = mm(s, T::triu(s, f, 0), x);
+    out[0] = {T::neg(s, T::add(s, T::tril(s, mm_bh(s, z, ux), -1), T::triu(s, mm_bh(s, w, x), 0))), true};
+  }
+  if (n.in[2].kind) {
+    Tensor gb = permute_rows(s, z, n.x[1], true);  // B̄ = Pᵀ·Z
+    out[2] = {n.i0 ? gb.reshape_view({gb.extent(0)}) : std::move(gb), true};
+  }
+}
+
+// ---- eig (Note [eig rules]). Node: y = [wᵀ; V] packed (i0 = 0), or y = w with
+// x[0] = V (i0 = 1: eigvals).
+struct EigParts {
+  Tensor w, v;
+};
+EigParts eig_parts(const Node& n) {
+  if (n.i0) return {n.y, n.x[0]};
+  return {packed_row0(n.y), n.y.slice_view(0, 1, n.y.extent(0))};
+}
+/// Re diag(Vᴴ·X) as [N, b...] (column-wise Re Σ_k conj(V_ki)·X_ki, no N×N product).
+Tensor re_col_dots(Session& s, const Tensor& v, const Tensor& x) {
+  return T::real(s, T::sum(s, T::mul(s, T::conj(s, v), x), {0}));
+}
+Tensor jvp_eig(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  const EigParts e = eig_parts(n);
+  const Tensor& v = e.v;
+  const Tensor da = T::cast(s, t[0], v.dtype());
+  Tensor delta = T::solve(s, v, mm(s, da, v));  // V⁻¹·dA·V
+  Tensor dw = diag_part(s, delta);
+  if (n.i0) return dw;
+  Tensor x = mm(s, v, T::mul(s, inverse_gaps(s, e.w, v.dtype()), delta));
+  Tensor dv = T::sub(s, x, scale_columns(s, v, re_col_dots(s, v, x)));
+  Dims row{1};
+  for (int i = 0; i < dw.rank(); ++i) row.push_back(dw.extent(i));
+  return T::concatenate(s, {T::reshape(s, dw, row.span()), dv}, 0);
+}
+void vjp_eig(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  const EigParts e = eig_parts(n);
+  const Tensor& v = e.v;
+  const Tensor gw = n.i0 ? g : packed_row0(g);
+  Tensor inner = diag_embed(s, gw.dtype() == v.dtype() ? gw : T::cast(s, gw, v.dtype()));
+  if (!n.i0) {
+    const Tensor gv = g.slice_view(0, 1, g.extent(0));
+    Tensor m = T::sub(s, mm_ah(s, v, gv), scale_columns(s, mm_ah(s, v, v), re_col_dots(s, v, gv)));
+    inner = T::add(s, inner, T::mul(s, T::conj(s, inverse_gaps(s, e.w, v.dtype())), m));
+  }
+  out[0] = {T::solve(s, adjoint(s, v), mm_bh(s, inner, v)), true};  // V⁻ᴴ·(…)·Vᴴ
+}
+
+bool differentiable(const EagerTensor& e) { return e.requires_grad() || e.tangent().defined(); }
+
+}  // namespace
+
+namespace detail {
+void register_lu_eig_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
+  t[static_cast<int>(OpId::lu)] = {jvp_lu, vjp_lu};
+  t[static_cast<int>(OpId::lu_factor)] = {jvp_lu, vjp_lu};
+  t[static_cast<int>(OpId::lu_solve)] = {jvp_lu_solve, vjp_lu_solve};
+  t[static_cast<int>(OpId::eig)] = {jvp_eig, vjp_eig};
+}
+}  // namespace detail
+
+LuFactors lu(Context& ctx, const EagerTensor& a) {
+  Session& s = ctx.session();
+  if (!differentiable(a)) {
+    LuResult r = T::lu(s, a.value());
+    return {std::move(r.P), EagerTensor(std::move(r.L)), EagerTensor(std::move(r.U))};
+  }
+  // Note [LU rules]: one node whose value is the packed factor; L and U are recorded
+  // views of it (the unit diagonal of L is a constant).
+  LuFactorResult f = T::lu_factor(s, a.value());
+  const std::int64_t m = f.LU.extent(0), nn = f.LU.extent(1), k = std::min(m, nn);
+  const DType dt = f.LU.dtype();
+  const Tensor pivots = f.pivots;
+  EagerTensor packed = finish<1>(ctx, OpId::lu, std::move(f.LU), {&a}, [&](Node& n) { n.x[0] = pivots; });
+  const int rank = packed.rank();
+  Dims start(rank, 0), limit;
+  for (int i = 0; i < rank; ++i) limit.push_back(packed.value().extent(i));
+  EagerTensor lpart = packed, upart = packed;
+  if (nn > k) {
+    Dims lim = limit;
+    lim[1] = k;
+    lpart = slice(ctx, packed, start, lim);
+  }
+  if (m > k) upart = rows(ctx, packed, 0, k);
+  return {permutation_matrix(s, pivots, m, dt), add(ctx, tril(ctx, lpart, -1), EagerTensor(Tensor::eye(m, dt, k))), triu(ctx, upart, 0)};
+}
+
+LuPacked lu_factor(Context& ctx, const EagerTensor& a) {
+  LuFactorResult f = T::lu_factor(ctx.session(), a.value());
+  if (!differentiable(a)) return {EagerTensor(std::move(f.LU)), std::move(f.pivots)};
+  const Tensor pivots = f.pivots;
+  EagerTensor packed = finish<1>(ctx, OpId::lu_factor, std::move(f.LU), {&a}, [&](Node& n) { n.x[0] = pivots; });
+  return {std::move(packed), pivots};
+}
+
+EagerTensor lu_solve(Context& ctx, const EagerTensor& lu, const Tensor& pivots, const EagerTensor& b) {
+  Tensor x = T::lu_solve(ctx.session(), LuFactorResult{lu.value(), pivots}, b.value());
+  return finish<3>(ctx, OpId::lu_solve, std::move(x), {&lu, nullptr, &b}, [&](Node& n) {
+    n.x[0] = lu.value();
+    n.x[1] = pivots;
+    n.i0 = b.rank() == 1 ? 1 : 0;
+  });
+}
+
+EigPair eig(Context& ctx, const EagerTensor& a) {
+  Session& s = ctx.session();
+  EigResult r = T::eig(s, a.value());
+  if (!differentiable(a)) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
+  // Note [Packed multi-output nodes]: Y = [wᵀ; V], [N + 1, N, b...] complex.
+  Dims row{1};
+  for (int i = 0; i < r.W.rank(); ++i) row.push_back(r.W.extent(i));
+  Tensor y = T::concatenate(s, {T::reshape(s, r.W, row.span()), r.V}, 0);
+  EagerTensor packed = finish<1>(ctx, OpId::eig, std::move(y), {&a}, [](Node& n) { n.i0 = 0; });
+  const std::int64_t n = packed.value().extent(0);
+  return {reshape(ctx, rows(ctx, packed, 0, 1), r.W.shape().span()), rows(ctx, packed, 1, n)};
+}
+
+EagerTensor eigvals(Context& ctx, const EagerTensor& a) {
+  Session& s = ctx.session();
+  if (!differentiable(a)) return EagerTensor(T::eigvals(s, a.value()));
+  EigResult r = T::eig(s, a.value());  // the rules need V
+  return finish<1>(ctx, OpId::eig, std::move(r.W), {&a}, [&](Node& n) {
+    n.i0 = 1;
+    n.x[0] = r.V;
+  });
+}
+
+}  // namespace tenferro::ad
