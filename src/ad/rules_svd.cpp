@@ -41,10 +41,9 @@
 // ½·F⁻_ij·(A_J + A_L)_ij (a 0/0 whose limit depends on the loss's derivative across the
 // degeneracy, e.g. f′(s) for U·f(S)·Vh: the cotangents at the point do not determine it);
 // it keeps the ½F⁺ term. So the gradient is exact when the degenerate block does not enter
-// that term (losses of S alone, losses of singular triplets outside the degenerate block,
-// ‖U·f(S)·Vh‖² with f(s) the same on the block...), and otherwise misses
-// U·(½(X + Xᴴ) on the block's off-diagonal)·Vh with X = Uᴴ·Ā_exact·V (tested in
-// ad_svd_test). The values-only path (svdvals) uses none of F⁻, F⁺, S⁻¹: it is exact and
+// that term (losses of S alone, losses of singular triplets outside the degenerate
+// block), and otherwise misses U·(½(X + Xᴴ) on the pair's off-diagonal entries)·Vh for
+// L = Re⟨W, U·S·Vh⟩, X = Uᴴ·W·V (tested in ad_svd_test). The values-only path (svdvals) uses none of F⁻, F⁺, S⁻¹: it is exact and
 // finite for repeated and zero singular values.
 //
 // Note [Packed multi-output nodes] (rules_linalg.cpp): ad::svd records one node whose
