@@ -89,6 +89,8 @@ Tensor diag_of(Session& s, const Tensor& m) {
   for (int i = 0; i + 1 < d.rank(); ++i) perm.push_back(i);
   return d.permute_view(perm.span());
 }
+/// x in dtype dt (x itself when it already has it: no copy).
+Tensor as_dtype(Session& s, const Tensor& x, DType dt) { return x.dtype() == dt ? x : T::cast(s, x, dt); }
 Tensor real_part(Session& s, const Tensor& x) { return is_complex(x.dtype()) ? T::real(s, x) : x; }
 
 /// The broadened factors of Note [SVD broadening], halved where the rules use halves:
@@ -97,6 +99,10 @@ struct Spectrum {
   Tensor fm, fp, inv_s;
 };
 Spectrum spectrum(Session& s, const Tensor& sv, double eta, DType dt) {
+  if (sv.extent(0) == 0) {  // K = 0: empty factors (there is no s_max)
+    Tensor z = as_dtype(s, T::mul(s, as_row(s, sv), as_col(s, sv)), dt);
+    return {z, z, sv};
+  }
   const double tiny = sv.dtype() == DType::f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
   const Tensor smax = sv.slice_view(0, 0, 1);  // [1, b...]: S is descending
   Tensor eps = T::add(s, T::mul(s, T::mul(s, smax, smax), eta), tiny);
@@ -105,7 +111,7 @@ Spectrum spectrum(Session& s, const Tensor& sv, double eta, DType dt) {
   auto reg = [&](const Tensor& x, const Tensor& e) { return T::div(s, x, T::add(s, T::mul(s, x, x), e)); };
   Tensor fm = T::mul(s, reg(T::sub(s, srow, scol), eps2), 0.5);  // ½/(s_j − s_i), 0 on the diagonal
   Tensor fp = T::mul(s, reg(T::add(s, srow, scol), eps2), 0.5);  // ½/(s_j + s_i)
-  return {T::cast(s, fm, dt), T::cast(s, fp, dt), reg(sv, eps)};
+  return {as_dtype(s, fm, dt), as_dtype(s, fp, dt), reg(sv, eps)};
 }
 
 struct Packed {
@@ -127,7 +133,7 @@ Tensor jvp_values(Session& s, const Node& n, const Tensor* t) {
 }
 void vjp_values(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const Tensor &u = n.x[0], &vh = n.x[1];
-  out[0] = {mm(s, T::mul(s, u, as_row(s, T::cast(s, g, u.dtype()))), vh), true};
+  out[0] = {mm(s, T::mul(s, u, as_row(s, as_dtype(s, g, u.dtype()))), vh), true};
 }
 
 // ---- packed node (thin, or full with M == N): Note [SVD rules].
@@ -148,7 +154,7 @@ Tensor jvp_packed(Session& s, const Node& n, const Tensor* t) {
   Tensor dph = adjoint(s, dp);
   Tensor h = T::mul(s, sp.fm, T::add(s, dp, dph)), q = T::mul(s, sp.fp, T::sub(s, dp, dph));
   Tensor om_u = T::add(s, h, q), om_v = T::sub(s, h, q);
-  Tensor inv_row = as_row(s, T::cast(s, sp.inv_s, dt));
+  Tensor inv_row = as_row(s, as_dtype(s, sp.inv_s, dt));
   Tensor du, dv;
   if (m > k) {  // dU = U·(Ω_U − dP·S⁻¹) + dA·V·S⁻¹
     du = T::add(s, mm(s, p.u, T::sub(s, om_u, T::mul(s, dp, inv_row))), T::mul(s, dav, inv_row));
@@ -160,7 +166,7 @@ Tensor jvp_packed(Session& s, const Node& n, const Tensor* t) {
   } else {
     dv = mm_ah(s, vh, om_v);
   }
-  Tensor ds = T::cast(s, real_part(s, diag_of(s, dp)), dt);
+  Tensor ds = as_dtype(s, real_part(s, diag_of(s, dp)), dt);
   return T::concatenate(s, {du, as_row(s, ds), detail::conj_if_complex(s, dv)}, 0);
 }
 void vjp_packed(Session& s, const Node& n, const Tensor& g, Grad* out) {
@@ -178,13 +184,13 @@ void vjp_packed(Session& s, const Node& n, const Tensor& g, Grad* out) {
   Tensor aj = T::sub(s, j, adjoint(s, j)), al = T::sub(s, l, adjoint(s, l));
   Tensor pbar = T::add(s, T::mul(s, sp.fm, T::add(s, aj, al)), T::mul(s, sp.fp, T::sub(s, aj, al)));
   Tensor sbar = real_part(s, gp.srow);  // [1, K, b...]
-  pbar = T::add(s, pbar, T::mul(s, Tensor::eye(k, dt), T::cast(s, sbar, dt)));
-  Tensor inv_row = as_row(s, T::cast(s, sp.inv_s, dt));
+  pbar = T::add(s, pbar, T::mul(s, Tensor::eye(k, dt), as_dtype(s, sbar, dt)));
+  Tensor inv_row = as_row(s, as_dtype(s, sp.inv_s, dt));
   Tensor left;  // U·inner (+ Ū·S⁻¹), multiplied by Vh below
   if (m > k) {
     left = T::add(s, mm(s, p.u, T::sub(s, pbar, T::mul(s, j, inv_row))), T::mul(s, gp.u, inv_row));
   } else if (nn > k) {
-    Tensor inv_col = as_col(s, T::cast(s, sp.inv_s, dt));
+    Tensor inv_col = as_col(s, as_dtype(s, sp.inv_s, dt));
     left = mm(s, p.u, T::sub(s, pbar, T::mul(s, inv_col, adjoint(s, l))));
   } else {
     left = mm(s, p.u, pbar);
@@ -246,7 +252,7 @@ SvdTriple svd(Context& ctx, const EagerTensor& a, SvdMode mode, const SvdAdOptio
   const DType dt = r.U.dtype();
   const std::int64_t m = r.U.extent(0);
   const Tensor vht = r.Vh.permute_view(swap01(r.Vh.rank()).span());
-  Tensor y = T::concatenate(s, {r.U, as_row(s, T::cast(s, r.S, dt)), vht}, 0);
+  Tensor y = T::concatenate(s, {r.U, as_row(s, as_dtype(s, r.S, dt)), vht}, 0);
   EagerTensor packed = finish<1>(ctx, OpId::svd, std::move(y), {&a}, [&](Node& n) {
     n.x[0] = r.S;
     n.i0 = m;

@@ -278,6 +278,37 @@ TEST(AdSvdModes, FullModeWithUnequalSidesThrowsWhenDifferentiated) {
   EXPECT_TRUE(vals.S.requires_grad());
 }
 
+TEST(AdSvdModes, EmptyMatricesGiveEmptyGradients) {
+  HeldSession s = backend().open_session();
+  for (const Shape& shape : {Shape{0, 3}, Shape{3, 0}, Shape{2, 2, 0}}) {
+    const Tensor a = Tensor::zeros(shape.span(), DType::f64);
+    const Loss thin = [](ad::Context& c, const ad::EagerTensor& x) {
+      const ad::SvdTriple r = ad::svd(c, x);
+      return ad::add(c, ad::sum(c, r.S), ad::sum(c, r.U));
+    };
+    const Loss vals = [](ad::Context& c, const ad::EagerTensor& x) { return ad::sum(c, ad::svdvals(c, x)); };
+    for (const Loss& f : {thin, vals}) {
+      const Tensor g = grad_of(s, f, a);
+      EXPECT_EQ(g.shape(), a.shape()) << shape.to_string();
+    }
+  }
+}
+
+// All singular values zero: ε falls back to the dtype's smallest normal (no 0/0).
+TEST(AdSvdModes, ZeroMatrixGivesFiniteGradients) {
+  HeldSession s = backend().open_session();
+  for (DType dt : {DType::f64, DType::c128}) {
+    const Tensor a = Tensor::zeros({3, 4}, dt);
+    const Loss f = [](ad::Context& c, const ad::EagerTensor& x) {
+      const ad::SvdTriple r = ad::svd(c, x);
+      return ad::add(c, ad::sum(c, ad::mul(c, r.S, r.S)), ad::sum(c, svd_cases::abs2(c, r.U)));
+    };
+    const Tensor g = grad_of(s, f, a);
+    EXPECT_TRUE(all_finite(s, g));
+    EXPECT_LT(max_abs(s, g), 1e-300);  // Σ s² has gradient 2A = 0; Σ |U|² is constant
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, AdSvd, ::testing::Values(DType::f64, DType::c128),
                          [](const ::testing::TestParamInfo<DType>& i) { return std::string(dtype_name(i.param)); });
 
