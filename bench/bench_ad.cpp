@@ -171,6 +171,44 @@ void solve_forward(benchmark::State& st) {
   for (auto _ : st) benchmark::DoNotOptimize(solve(s, a, b).data());
 }
 
+// loss = Σ svdvals(M); backward (gradient U·Vh). The AD forward computes the thin SVD
+// (the rule needs U and V); the target: ad/svd_values_vjp/8 <= 1.5 × svd/held/8
+// (bench_linalg, thin SVD) + 3 µs.
+void ad_svd_values_vjp(benchmark::State& st) {
+  openblas_set_num_threads(1);
+  const auto n = st.range(0);
+  HeldSession s = backend().open_session();
+  ad::Context ctx(s);
+  const ad::EagerTensor m = ctx.leaf(random({n, n}, 3));
+  for (auto _ : st) {
+    ctx.backward(ad::sum(ctx, ad::svdvals(ctx, m)));
+    benchmark::DoNotOptimize(m.grad().data());
+    ctx.zero_grad();
+  }
+}
+// Yardstick: the plain forward svdvals alone (values only: no singular vectors).
+void svd_values_forward_only(benchmark::State& st) {
+  openblas_set_num_threads(1);
+  const auto n = st.range(0);
+  HeldSession s = backend().open_session();
+  const Tensor m = random({n, n}, 3);
+  for (auto _ : st) {
+    Tensor v = svdvals(s, m);
+    benchmark::DoNotOptimize(v.data());
+  }
+}
+// Yardstick: the plain thin SVD (what svd/held/N in bench_linalg measures).
+void svd_thin_forward_only(benchmark::State& st) {
+  openblas_set_num_threads(1);
+  const auto n = st.range(0);
+  HeldSession s = backend().open_session();
+  const Tensor m = random({n, n}, 3);
+  for (auto _ : st) {
+    SvdResult r = svd(s, m);
+    benchmark::DoNotOptimize(r.S.data());
+  }
+}
+
 }  // namespace
 
 BENCHMARK(ad_chain16_fwd_bwd)->Name("ad/chain16_4x4/fwd_bwd");
@@ -182,11 +220,19 @@ BENCHMARK(ad_triangular_solve_vjp)->Name("ad/triangular_solve_vjp")->Arg(8)->Arg
 BENCHMARK(triangular_solve_forward)->Name("yardstick/triangular_solve_vjp/forward_only")->Arg(8)->Arg(16);
 BENCHMARK(ad_solve_backward)->Name("ad/solve_backward")->Arg(2)->Arg(4)->Arg(8);
 BENCHMARK(solve_forward)->Name("yardstick/solve_backward/forward_only")->Arg(2)->Arg(4)->Arg(8);
+BENCHMARK(ad_svd_values_vjp)->Name("ad/svd_values_vjp")->Arg(8)->Arg(16);
+BENCHMARK(svd_values_forward_only)->Name("ad/svd_values_vjp_forward_only")->Arg(8)->Arg(16);
+BENCHMARK(svd_thin_forward_only)->Name("yardstick/svd_thin_forward_only")->Arg(8)->Arg(16);
+// Large matrices: the same loss; few iterations (one SVD of 512² takes ~0.1 s).
+BENCHMARK(ad_svd_values_vjp)->Name("ad/grad_sum_svd_s")->Arg(256)->Iterations(8)->Unit(benchmark::kMillisecond);
+BENCHMARK(ad_svd_values_vjp)->Name("ad/grad_sum_svd_s")->Arg(512)->Iterations(3)->Unit(benchmark::kMillisecond);
 
 // `bench_ad count CASE N` runs one case N times without Google Benchmark, for
 // instruction counts under callgrind (run at two N and take the difference / ΔN):
 //   valgrind --tool=callgrind --callgrind-out-file=/dev/null build/release/bench/bench_ad count chain16 2000
-// CASE: chain16 (AD), chain16_plain (yardstick), matmul2 (AD), matmul2_plain, trisolve8 (AD).
+// CASE: chain16 (AD), chain16_plain (yardstick), matmul2 (AD), matmul2_plain, trisolve8 (AD),
+// svdvals8 (AD: Σ svdvals, backward), svdvals8_plain (forward svdvals only),
+// svd8_thin_plain (forward thin SVD).
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "count") {
     const std::string c = argv[2];
@@ -197,6 +243,7 @@ int main(int argc, char** argv) {
     const ad::EagerTensor a = ctx.leaf(random({2, 2}, 1)), b = ctx.leaf(random({2, 2}, 2));
     const Tensor xp = random({4, 4}, 1);
     const ad::EagerTensor l8 = ctx.leaf(lower_well_conditioned(s, 8, 1)), b8 = ctx.leaf(random({8, 8}, 2));
+    const ad::EagerTensor m8 = ctx.leaf(random({8, 8}, 3));
     for (long i = 0; i < n; ++i) {
       if (c == "chain16") {
         ad::EagerTensor y = x;
@@ -221,6 +268,13 @@ int main(int argc, char** argv) {
       } else if (c == "trisolve8") {
         ctx.backward(ad::sum(ctx, ad::triangular_solve(ctx, l8, b8)));
         ctx.zero_grad();
+      } else if (c == "svdvals8") {
+        ctx.backward(ad::sum(ctx, ad::svdvals(ctx, m8)));
+        ctx.zero_grad();
+      } else if (c == "svdvals8_plain") {
+        Tensor v = svdvals(s, m8.value());
+      } else if (c == "svd8_thin_plain") {
+        SvdResult r = svd(s, m8.value());
       } else if (c == "matmul2") {
         ctx.backward(ad::sum(ctx, ad::matmul(ctx, a, b)));
         ctx.zero_grad();

@@ -257,6 +257,41 @@ TENFERRO_API EigPair eig(Context& ctx, const EagerTensor& a);
 /// differentiable call computes V with geev, which the rules need; recorded as eig).
 TENFERRO_API EagerTensor eigvals(Context& ctx, const EagerTensor& a);
 
+// ---------------------------------------------------------------- singular value decomposition
+// Rules in src/ad/rules_svd.cpp (Note [SVD rules], Note [SVD broadening]); docs/ad.md.
+/// Options of the SVD rules.
+struct SvdAdOptions {
+  /// Lorentzian broadening (Liao et al., PRX 9, 031041, 2019): the rules use
+  /// F_ij = E_ij / (E_ij² + η·s_max⁴) for 1/(s_j² − s_i²) and s_i / (s_i² + η·s_max²) for
+  /// 1/s_i (s_max per batch matrix), so degenerate or zero singular values give finite
+  /// derivatives. Relative effect on a gap term: η·(s_max²/E_ij)² (1e-6 at a relative gap
+  /// of 1e-3 with the default). 0 gives the exact formulas (F = 0 at exact ties).
+  double eta = 1e-12;
+};
+/// The factors of ad::svd: A = U·diag(S)·Vh, as tenferro::SvdResult (Vh, not V).
+struct SvdTriple {
+  EagerTensor U, S, Vh;
+};
+/// Differentiable svd(A) of [M, N, b...] real or complex A (same values, modes and errors
+/// as tenferro::svd). With dP = Uᴴ·dA·V, F_ij = 1/(s_j² − s_i²) (broadened, see
+/// SvdAdOptions): dS = Re diag(dP); dU = U·Ω_U + (I − UUᴴ)·dA·V·S⁻¹; dV = V·Ω_V +
+/// (I − VVᴴ)·dAᴴ·U·S⁻¹; Ω_U = F∘(dP·S + S·dPᴴ) + i·diag(Im dP_ii/(2s_i)), Ω_V =
+/// F∘(S·dP + dPᴴ·S) − i·diag(Im dP_ii/(2s_i)); the VJP is its adjoint (PyTorch's
+/// convention, Note [Complex convention]).
+/// Gauge: singular vectors are unique up to a sign (real) or a phase e^{iφ} per pair
+/// (complex); the rules assume a loss invariant under it (e.g. U·f(S)·Vh, |U|², S). The
+/// derivative of a phase-dependent loss is not defined (the rule returns that of one
+/// gauge choice, not LAPACK's).
+/// Modes: thin; full with M == N (the same factors); values (returns only S, as
+/// svdvals). Throws UnsupportedAdRule for SvdMode::full with M != N when differentiated
+/// (the extra columns of U or V are not unique).
+TENFERRO_API SvdTriple svd(Context& ctx, const EagerTensor& a, SvdMode mode = SvdMode::thin, const SvdAdOptions& opt = {});
+/// Differentiable singular values S [K, b...] (real): S̄ → Ā = U·diag(S̄)·Vh, JVP
+/// dS = Re diag(Uᴴ·dA·V). Exact and finite for repeated and zero singular values (no gap
+/// or 1/s terms). When differentiated, it computes the thin SVD (U and V are saved in
+/// the node); otherwise only the values.
+TENFERRO_API EagerTensor svdvals(Context& ctx, const EagerTensor& a);
+
 // ---------------------------------------------------------------- operator sugar
 // They use the context of the first eager operand that has one (ArgumentError when
 // neither has a context).

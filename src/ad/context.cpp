@@ -24,6 +24,7 @@ const std::array<Rules, tenferro::detail::kNumOps>& rule_table() {
     register_contract_rules(t);
     register_linalg_rules(t);
     register_lu_eig_rules(t);
+    register_svd_rules(t);
     return t;
   }();
   return table;

@@ -13,6 +13,7 @@
 #include "ad/ad_check.hpp"
 #include "ad/cases_linalg.hpp"
 #include "ad/cases_lu_eig.hpp"
+#include "ad/cases_svd.hpp"
 #include "ad/rule_case.hpp"
 #include "ops/catalog.hpp"
 
@@ -193,6 +194,7 @@ std::vector<RuleCase> cases() {
   add("einsum", "einsum_implicit_output", {{{3, 4}}, {{4, 2}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,jk", x)}; });
   add_linalg_cases(add);
   add_lu_eig_cases(add);
+  add_svd_cases(add);
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
