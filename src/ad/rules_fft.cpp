@@ -34,10 +34,10 @@
 //          transform, and the rfft of ȳ carries exactly that dependence.
 // For n-D the factors commute (F = ⊗ F_axis), so the same formulas hold with N the
 // product of the lengths and the halving/doubling applied on the last listed axis only.
-// References: PyTorch's fft_r2c_backward / fft_c2r_backward (tools/autograd,
-// FunctionsManual.cpp); JAX's _fft_transpose_rule / _rfft_transpose / _irfft_transpose
-// (jax/_src/lax/fft.py). A real input of fft/ifft receives the real part of its
-// cotangent (the runtime's accumulate step).
+// References: PyTorch's fft_r2c_backward / fft_c2r_backward
+// (torch/csrc/autograd/FunctionsManual.cpp); JAX's _fft_transpose_rule, _rfft_transpose
+// and _irfft_transpose (jax/_src/lax/fft.py). A real input of fft/ifft receives the
+// real part of its cotangent (the runtime's accumulate step).
 //
 // Node layout: axes = the transformed axes (normalized, in the caller's order);
 // extra.d1 = the transform lengths, extra.d2 = the input extents along those axes (for

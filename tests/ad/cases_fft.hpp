@@ -16,14 +16,21 @@ namespace tenferro::testing {
 inline const char* fft_norm_name(FftNorm norm) {
   return norm == FftNorm::backward ? "backward" : norm == FftNorm::ortho ? "ortho" : "forward";
 }
+using FftLen = std::optional<std::int64_t>;
+/// Case-name part for a transform length ("n8", or "ndefault" when not given).
+inline std::string fft_len_name(FftLen n) {
+  std::string r = "n";  // appended, not "n" + s (GCC 12's -Wrestrict false positive)
+  r += n ? std::to_string(*n) : std::string("default");
+  return r;
+}
 
 inline void add_fft_cases(CaseList& add) {
   constexpr FftNorm kNorms[] = {FftNorm::backward, FftNorm::ortho, FftNorm::forward};
   // ---- fft / ifft along one axis: [5, 3] holds 3 signals of length 5; n = 5 (equal),
   // 3 (crop), 8 (zero-pad).
   for (FftNorm norm : kNorms)
-    for (std::optional<std::int64_t> n : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{3}, std::optional<std::int64_t>{8}}) {
-      const std::string suffix = std::string("_") + fft_norm_name(norm) + "_n" + (n ? std::to_string(*n) : std::string("default"));
+    for (FftLen n : {FftLen{}, FftLen{3}, FftLen{8}}) {
+      const std::string suffix = std::string("_") + fft_norm_name(norm) + "_" + fft_len_name(n);
       FftOptions o;
       o.n = n;
       o.norm = norm;
@@ -39,16 +46,19 @@ inline void add_fft_cases(CaseList& add) {
     o.n = 3;
     o.norm = FftNorm::ortho;
     add("ifft", "ifft_middle_axis_crop", {{{3, 4, 2}}}, [o](auto& c, Args x) { return Out{ad::ifft(c, x[0], o)}; });
+    o.axis = 0;
+    o.n = 4;
+    o.planner = FftPlanner::measure;  // the rules plan their transforms the same way
+    add("fft", "fft_measure_planner", {{{3, 2}}}, [o](auto& c, Args x) { return Out{ad::fft(c, x[0], o)}; });
   }
   // ---- rfft (real input): input length 6 with n = 6 (even), 3 and 4 (crop, odd/even),
   // 9 and 10 (pad, odd/even); an odd input length 7 with the default n.
   for (FftNorm norm : kNorms) {
-    for (std::optional<std::int64_t> n : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{3}, std::optional<std::int64_t>{4},
-                                          std::optional<std::int64_t>{9}, std::optional<std::int64_t>{10}}) {
+    for (FftLen n : {FftLen{}, FftLen{3}, FftLen{4}, FftLen{9}, FftLen{10}}) {
       FftOptions o;
       o.n = n;
       o.norm = norm;
-      add("rfft", std::string("rfft_") + fft_norm_name(norm) + "_n" + (n ? std::to_string(*n) : std::string("default")), {{{6, 2}}},
+      add("rfft", std::string("rfft_") + fft_norm_name(norm) + "_" + fft_len_name(n), {{{6, 2}}},
           [o](auto& c, Args x) { return Out{ad::rfft(c, x[0], o)}; }, false);
     }
     FftOptions o;
@@ -65,13 +75,11 @@ inline void add_fft_cases(CaseList& add) {
   // (h = 3: crop, odd/even), 9 and 10 (h = 5, 6: zero-pad, odd/even), 1 and 2 (only the
   // self-mirrored bins 0 and n/2).
   for (FftNorm norm : kNorms)
-    for (std::optional<std::int64_t> n :
-         {std::optional<std::int64_t>{}, std::optional<std::int64_t>{7}, std::optional<std::int64_t>{5}, std::optional<std::int64_t>{4},
-          std::optional<std::int64_t>{9}, std::optional<std::int64_t>{10}, std::optional<std::int64_t>{1}, std::optional<std::int64_t>{2}}) {
+    for (FftLen n : {FftLen{}, FftLen{7}, FftLen{5}, FftLen{4}, FftLen{9}, FftLen{10}, FftLen{1}, FftLen{2}}) {
       FftOptions o;
       o.n = n;
       o.norm = norm;
-      add("irfft", std::string("irfft_") + fft_norm_name(norm) + "_n" + (n ? std::to_string(*n) : std::string("default")), {{{4, 3}}},
+      add("irfft", std::string("irfft_") + fft_norm_name(norm) + "_" + fft_len_name(n), {{{4, 3}}},
           [o](auto& c, Args x) { return Out{ad::irfft(c, x[0], o)}; });
     }
   {
