@@ -13,6 +13,7 @@
 
 #include "tenferro/dot.hpp"
 #include "tenferro/einsum.hpp"
+#include "tenferro/fft.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/linalg.hpp"
 #include "tenferro/structural.hpp"
@@ -291,6 +292,34 @@ TENFERRO_API SvdTriple svd(Context& ctx, const EagerTensor& a, SvdMode mode = Sv
 /// or 1/s terms). When differentiated, it computes the thin SVD (U and V are saved in
 /// the node); otherwise only the values.
 TENFERRO_API EagerTensor svdvals(Context& ctx, const EagerTensor& a);
+// ---------------------------------------------------------------- FFT
+// Rules in src/ad/rules_fft.cpp (Note [FFT adjoints]). Same semantics as fft.hpp (n with
+// crop/zero-pad, norm, axes); the 1-D and n-D forms record the same op. Every transform
+// is R-linear: the JVP is the same transform of the tangent. The VJP is its adjoint
+// under Re⟨a, b⟩ = Re Σ conj(a)·b; with P* cropping/zero-padding the result back to the
+// input's extents (the adjoint of the forward's zero-pad/crop) and the "dual" norm
+// (backward ↔ forward, ortho ↔ ortho: it carries the same scale as the forward norm):
+// every configuration (norm, n, axes, planner) has rules; no UnsupportedAdRule.
+/// fft: x̄ = P*·ifft(ȳ, dual norm). A real x receives the real part of that cotangent.
+TENFERRO_API EagerTensor fft(Context& ctx, const EagerTensor& x, const FftOptions& opt = {});
+/// ifft: x̄ = P*·fft(ȳ, dual norm). A real x receives the real part.
+TENFERRO_API EagerTensor ifft(Context& ctx, const EagerTensor& x, const FftOptions& opt = {});
+/// rfft (real x): x̄ = P*·irfft(w ⊙ ȳ, n, dual norm) with w = 1/2 on the bins 1..n−h
+/// (h = n/2 + 1; those bins stand for two conjugate bins of the full spectrum) and 1 on
+/// bin 0 and, for even n, bin n/2. This equals Re(P*·ifft(ȳ zero-extended to n bins)).
+TENFERRO_API EagerTensor rfft(Context& ctx, const EagerTensor& x, const FftOptions& opt = {});
+/// irfft: x̄ = P*·(d ⊙ rfft(ȳ, n, dual norm)) with d = 2 on the bins 1..n−h and 1 on
+/// bin 0 and, for even n, bin n/2 (whose imaginary parts irfft ignores: their
+/// imaginary derivative is zero). A real x receives the real part.
+TENFERRO_API EagerTensor irfft(Context& ctx, const EagerTensor& x, const FftOptions& opt = {});
+/// fftn over several axes: as fft, with N the product of the transform lengths.
+TENFERRO_API EagerTensor fftn(Context& ctx, const EagerTensor& x, const FftnOptions& opt = {});
+/// ifftn over several axes: as ifft.
+TENFERRO_API EagerTensor ifftn(Context& ctx, const EagerTensor& x, const FftnOptions& opt = {});
+/// rfftn: as rfft, the weights applied along the last listed (halved) axis.
+TENFERRO_API EagerTensor rfftn(Context& ctx, const EagerTensor& x, const FftnOptions& opt = {});
+/// irfftn: as irfft, the weights applied along the last listed (halved) axis.
+TENFERRO_API EagerTensor irfftn(Context& ctx, const EagerTensor& x, const FftnOptions& opt = {});
 
 // ---------------------------------------------------------------- operator sugar
 // They use the context of the first eager operand that has one (ArgumentError when

@@ -11,6 +11,7 @@
 
 #include "ad/tape.hpp"
 #include "ad/ad_check.hpp"
+#include "ad/cases_fft.hpp"
 #include "ad/cases_linalg.hpp"
 #include "ad/cases_lu_eig.hpp"
 #include "ad/cases_svd.hpp"
@@ -195,6 +196,7 @@ std::vector<RuleCase> cases() {
   add_linalg_cases(add);
   add_lu_eig_cases(add);
   add_svd_cases(add);
+  add_fft_cases(add);
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
