@@ -171,32 +171,11 @@ Tensor jvp_cholesky(Session& s, const Node& n, const Tensor* t) {
 //   Ā is S on the diagonal and 2·S off the diagonal of the triangle read.
 // Degenerate eigenvalues make F infinite (as in every eigh rule); gauge-dependent
 // functions of complex V (its phases) have no derivative.
-Tensor eig_gaps_inverse(Session& s, const Tensor& w, DType dtype) {
-  const std::int64_t n = w.extent(0);
-  Dims row{1, n}, col{n, 1};
-  for (int i = 1; i < w.rank(); ++i) {
-    row.push_back(w.extent(i));
-    col.push_back(w.extent(i));
-  }
-  Tensor wr = T::cast(s, w, dtype);
-  Tensor e = T::sub(s, T::reshape(s, wr, row.span()), T::reshape(s, wr, col.span()));  // w_j - w_i
-  Tensor eye = Tensor::eye(n, dtype);
-  return T::sub(s, T::div(s, 1.0, T::add(s, e, eye)), eye);
-}
 struct Unpacked {
   Tensor w, v;
 };
 /// w (row 0, as a [N, b...] view) and V (rows 1..N) of a packed eigh value or cotangent.
-Unpacked unpack_eigh(const Tensor& y) {
-  const std::int64_t n = y.extent(1);
-  const Tensor row0 = y.slice_view(0, 0, 1);
-  Dims shape, strides;
-  for (int i = 1; i < y.rank(); ++i) {
-    shape.push_back(row0.extent(i));
-    strides.push_back(row0.stride(i));
-  }
-  return {row0.as_strided_view(shape.span(), strides.span(), row0.offset()), y.slice_view(0, 1, n + 1)};
-}
+Unpacked unpack_eigh(const Tensor& y) { return {packed_row0(y), y.slice_view(0, 1, y.extent(1) + 1)}; }
 Tensor hermitian_from_triangle(Session& s, const Tensor& t, bool upper) {
   Tensor h = upper ? T::add(s, T::triu(s, t, 0), adjoint(s, T::triu(s, t, 1))) : T::add(s, T::tril(s, t, 0), adjoint(s, T::tril(s, t, -1)));
   return hermitian_part(s, h);
@@ -207,7 +186,7 @@ Tensor to_triangle(Session& s, const Tensor& sym, bool upper) {
 void vjp_eigh(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const Unpacked y = unpack_eigh(n.y), gy = unpack_eigh(g);
   const Tensor& v = y.v;
-  Tensor f = eig_gaps_inverse(s, T::real(s, y.w), v.dtype());
+  Tensor f = inverse_gaps(s, T::real(s, y.w), v.dtype());
   Tensor vhgv = mm_ah(s, v, gy.v);
   Tensor skew = T::mul(s, T::sub(s, vhgv, adjoint(s, vhgv)), 0.5);
   Tensor gw = is_complex(gy.w.dtype()) ? T::cast(s, T::real(s, gy.w), v.dtype()) : gy.w;
@@ -227,7 +206,7 @@ Tensor jvp_eigh(Session& s, const Node& n, const Tensor* t) {
   Dims perm{dw.rank() - 1};
   for (int i = 0; i + 1 < dw.rank(); ++i) perm.push_back(i);
   dw = T::cast(s, T::real(s, dw.permute_view(perm.span())), v.dtype());
-  Tensor dv = mm(s, v, T::mul(s, eig_gaps_inverse(s, T::real(s, y.w), v.dtype()), m));
+  Tensor dv = mm(s, v, T::mul(s, inverse_gaps(s, T::real(s, y.w), v.dtype()), m));
   Dims row{1};
   for (int i = 0; i < dw.rank(); ++i) row.push_back(dw.extent(i));
   return T::concatenate(s, {T::reshape(s, dw, row.span()), dv}, 0);
