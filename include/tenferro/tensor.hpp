@@ -27,12 +27,16 @@ class Generator;
 /// Dynamically typed dense tensor handle.
 class TENFERRO_API Tensor {
  public:
-  // Note [Inline handle moves]: construction, moves and destruction are inline (they
+  // Note [Inline handle moves]: construction, copies, moves and destruction are inline (they
   // are a few loads and stores plus one atomic on release); out of line they were a
   // measurable share of small-op and AD-tape costs.
   /// An undefined tensor (no storage; `defined()` is false).
   Tensor() noexcept = default;
-  Tensor(const Tensor& o);
+  Tensor(const Tensor& o)
+      : block_(o.block_), data_(o.data_), dtype_(o.dtype_), rank_(o.rank_), flags_(o.flags_), small_(o.small_) {
+    if (o.big_) copy_big_layout(o);
+    detail::retain_block(block_);
+  }
   Tensor(Tensor&& o) noexcept
       : block_(o.block_), data_(o.data_), big_(o.big_), dtype_(o.dtype_), rank_(o.rank_), flags_(o.flags_), small_(o.small_) {
     o.block_ = nullptr;
@@ -40,7 +44,13 @@ class TENFERRO_API Tensor {
     o.big_ = nullptr;
     o.rank_ = 0;
   }
-  Tensor& operator=(const Tensor& o);
+  Tensor& operator=(const Tensor& o) {
+    if (this != &o) {
+      Tensor tmp(o);
+      *this = std::move(tmp);
+    }
+    return *this;
+  }
   Tensor& operator=(Tensor&& o) noexcept {
     if (this != &o) {
       detail::release_block(block_);
@@ -226,6 +236,8 @@ class TENFERRO_API Tensor {
   Tensor make_view(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides, std::byte* data, bool read_only) const;
   void set_layout(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides);
   void free_layout() noexcept;
+  /// Copies `o`'s heap layout (`big_`) into this handle (copy construction).
+  void copy_big_layout(const Tensor& o);
   void copy_layout_from(const Tensor& o);
   friend struct TensorAccess;
 

@@ -10,24 +10,12 @@
 
 namespace tenferro {
 
-// The default constructor, moves and the destructor are inline in tensor.hpp (Note
+// The default constructor, copies, moves and the destructor are inline in tensor.hpp (Note
 // [Inline handle moves]).
 
-Tensor::Tensor(const Tensor& o)
-    : block_(o.block_), data_(o.data_), dtype_(o.dtype_), rank_(o.rank_), flags_(o.flags_), small_(o.small_) {
-  if (o.big_) {
-    big_ = new std::int64_t[2 * static_cast<std::size_t>(rank_)];
-    std::memcpy(big_, o.big_, 2 * rank_ * sizeof(std::int64_t));
-  }
-  detail::retain_block(block_);
-}
-
-Tensor& Tensor::operator=(const Tensor& o) {
-  if (this != &o) {
-    Tensor tmp(o);
-    *this = std::move(tmp);
-  }
-  return *this;
+void Tensor::copy_big_layout(const Tensor& o) {
+  big_ = new std::int64_t[2 * static_cast<std::size_t>(o.rank_)];
+  std::memcpy(big_, o.big_, 2 * o.rank_ * sizeof(std::int64_t));
 }
 
 void Tensor::free_layout() noexcept {
