@@ -23,6 +23,7 @@ const std::array<Rules, tenferro::detail::kNumOps>& rule_table() {
     register_structural_rules(t);
     register_contract_rules(t);
     register_linalg_rules(t);
+    register_linalg_misc_rules(t);
     return t;
   }();
   return table;

@@ -104,6 +104,7 @@ void register_reduce_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_structural_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_contract_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
+void register_linalg_misc_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 
 /// The context's tape.
 /// Note [Tape reuse]: nodes stay constructed across frees; `live` counts the recorded

@@ -12,6 +12,7 @@
 #include "ad/tape.hpp"
 #include "ad/ad_check.hpp"
 #include "ad/cases_linalg.hpp"
+#include "ad/cases_linalg_misc.hpp"
 #include "ad/rule_case.hpp"
 #include "ops/catalog.hpp"
 
@@ -191,6 +192,7 @@ std::vector<RuleCase> cases() {
   add("einsum", "einsum_hadamard_outer", {{{3, 2}}, {{3, 4}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,ik->ijk", x)}; });
   add("einsum", "einsum_implicit_output", {{{3, 4}}, {{4, 2}}}, [](auto& c, Args x) { return Out{ad::einsum(c, "ij,jk", x)}; });
   add_linalg_cases(add);
+  add_linalg_misc_cases(add);
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
