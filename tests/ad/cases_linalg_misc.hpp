@@ -130,4 +130,71 @@ inline void add_linalg_misc_cases(CaseList& add) {
     });
 }
 
+// ---- The documented values at non-differentiable points (exact expected values).
+namespace linalg_misc_detail {
+inline CpuBackend& backend() {
+  static CpuBackend b([] {
+    CpuBackendOptions o;
+    o.num_threads = 1;
+    return o;
+  }());
+  return b;
+}
+inline Tensor grad_of(Session& s, const ad::ScalarFn& f, const Tensor& x) { return ad::grad(s, f, {x})[0]; }
+inline std::vector<double> values(Session& s, const Tensor& t) {
+  Tensor c = to_contiguous(s, cast(s, t, DType::f64));
+  return {c.data_ptr<double>(), c.data_ptr<double>() + c.numel()};
+}
+}  // namespace linalg_misc_detail
+
+TEST(AdLinalgMisc, ZeroNormsHaveZeroGradient) {
+  using namespace linalg_misc_detail;
+  HeldSession s = backend().open_session();
+  const Tensor z = Tensor::zeros({3, 2}, DType::f64);
+  for (MatrixNorm k : {MatrixNorm::frobenius, MatrixNorm::one, MatrixNorm::inf})
+    EXPECT_EQ(values(s, grad_of(s, [k](ad::Context& c, Args x) { return ad::matrix_norm(c, x[0], k); }, z)),
+              std::vector<double>(6, 0.0));
+  for (double p : {2.0, 3.0, 1.0, 0.5, -1.0, double(INFINITY)})
+    EXPECT_EQ(values(s, grad_of(s, [p](ad::Context& c, Args x) { return ad::sum(c, ad::vector_norm(c, x[0], p)); }, z)),
+              std::vector<double>(6, 0.0))
+        << "p = " << p;
+}
+
+TEST(AdLinalgMisc, TiesSplitEqually) {
+  using namespace linalg_misc_detail;
+  HeldSession s = backend().open_session();
+  // Columns 0 and 2 both have |.|-sum 3 (the maximum): each gets half of sgn(A).
+  const Tensor a = Tensor::from_data<double>({2, 3}, {1, -2, 0.5, 0.5, -2, 1});
+  EXPECT_EQ(values(s, grad_of(s, [](ad::Context& c, Args x) { return ad::matrix_norm(c, x[0], MatrixNorm::one); }, a)),
+            (std::vector<double>{0.5, -0.5, 0, 0, -0.5, 0.5}));
+  const Tensor v = Tensor::from_data<double>({4}, {3, -1, -3, 2});
+  EXPECT_EQ(values(s, grad_of(s, [](ad::Context& c, Args x) { return ad::vector_norm(c, x[0], INFINITY); }, v)),
+            (std::vector<double>{0.5, 0, -0.5, 0}));
+  const Tensor w = Tensor::from_data<double>({4}, {3, -1, 1, 0.5});
+  EXPECT_EQ(values(s, grad_of(s, [](ad::Context& c, Args x) { return ad::vector_norm(c, x[0], -INFINITY); }, w)),
+            (std::vector<double>{0, 0, 0, 1}));
+}
+
+TEST(AdLinalgMisc, PiecewiseConstantOutputsAreConstants) {
+  using namespace linalg_misc_detail;
+  HeldSession s = backend().open_session();
+  ad::Context c(s);
+  ad::EagerTensor x = c.leaf(Tensor::from_data<double>({2, 2}, {2, 1, 0, 3}));
+  EXPECT_FALSE(ad::vector_norm(c, x, 0.0).requires_grad());
+  const ad::SlogdetPair r = ad::slogdet(c, x);
+  EXPECT_FALSE(r.sign.requires_grad());  // real sign
+  EXPECT_TRUE(r.logabsdet.requires_grad());
+  const ad::LstsqSolution q = ad::lstsq(c, x, Tensor::ones({2, 1}, DType::f64));
+  EXPECT_TRUE(q.X.requires_grad());
+  EXPECT_FALSE(q.rank.requires_grad());
+  EXPECT_FALSE(q.S.value().defined());  // qr driver: no singular values
+}
+
+TEST(AdLinalgMisc, SlogdetOfSingularMatrixThrowsInBackward) {
+  using namespace linalg_misc_detail;
+  HeldSession s = backend().open_session();
+  const Tensor a = Tensor::from_data<double>({2, 2}, {1, 2, 2, 4});
+  EXPECT_THROW(grad_of(s, [](ad::Context& c, Args x) { return ad::slogdet(c, x[0]).logabsdet; }, a), NumericalError);
+}
+
 }  // namespace tenferro::testing
