@@ -145,10 +145,9 @@ void vjp_lstsq(Session& s, const Node& n, const Tensor& g, Grad* out) {
   if (n.in[1].kind) out[1] = {n.x[1].rank() == 1 ? T::reshape(s, gb, {gb.extent(0)}) : std::move(gb), true};
 }
 
-// ---- norms. Note [Norm rules]: every norm here is y = f(A) with real y, and its rules
-// are those of y = Re⟨W, A⟩-linearisation: JVP dy = Re Σ conj(W)·dA over the reduced
-// axes, VJP Ā = ȳ·W, where W is the gradient (∂f/∂Re A + i·∂f/∂Im A) or, at a kink, a
-// subgradient. W is computed once when the node is recorded and is all the node keeps.
+// ---- norms. Note [Norm rules]: every norm here is a real y = f(A) whose linearisation
+// is dy = Re⟨W, dA⟩, so JVP dy = Re Σ conj(W)·dA over the reduced axes and VJP Ā = ȳ·W,
+// where W is the gradient (∂f/∂Re A + i·∂f/∂Im A) or, at a kink, a subgradient. W is computed once when the node is recorded and is all the node keeps.
 //   frobenius: W = A/‖A‖_F;  nuclear: W = U·Vᴴ;  spectral: W = u₁·v₁ᴴ (thin SVD);
 //   one / inf: W = sgn(A) on the column / row of largest |·|-sum, split 1/k among k tied
 //              columns / rows (sgn(z) = z/|z|, 0 at 0);

@@ -197,4 +197,37 @@ TEST(AdLinalgMisc, SlogdetOfSingularMatrixThrowsInBackward) {
   EXPECT_THROW(grad_of(s, [](ad::Context& c, Args x) { return ad::slogdet(c, x[0]).logabsdet; }, a), NumericalError);
 }
 
+// The harness runs f64 and c128; the rules must also keep f32 / c64 (weak scalars,
+// real dtype of the norms) and agree with the double-precision gradients.
+TEST(AdLinalgMisc, SinglePrecisionGradientsMatchDouble) {
+  using namespace linalg_misc_detail;
+  HeldSession s = backend().open_session();
+  const std::vector<ad::ScalarFn> fns = {
+      [](ad::Context& c, Args x) {
+        ad::SlogdetPair r = ad::slogdet(c, x[0]);
+        return ad::add(c, r.logabsdet, ad::real(c, ad::mul(c, r.sign, c64(0.3f, 0.7f))));
+      },
+      [](ad::Context& c, Args x) { return ad::sum(c, ad::real(c, ad::pinv(c, x[0]))); },
+      [](ad::Context& c, Args x) {
+        ad::LstsqSolution r = ad::lstsq(c, x[0], ad::mul(c, x[0], 0.5), LstsqDriver::svd);
+        return ad::add(c, ad::sum(c, ad::real(c, r.X)), ad::sum(c, r.S));
+      },
+      [](ad::Context& c, Args x) { return ad::sum(c, ad::matrix_norm(c, x[0], MatrixNorm::nuclear)); },
+      [](ad::Context& c, Args x) { return ad::sum(c, ad::matrix_norm(c, x[0], MatrixNorm::one)); },
+      [](ad::Context& c, Args x) { return ad::sum(c, ad::vector_norm(c, x[0], 3.0)); },
+      [](ad::Context& c, Args x) { return ad::sum(c, ad::vector_norm(c, x[0], INFINITY)); },
+  };
+  const Tensor a = Tensor::from_data<c128>({3, 3}, {{2, 0.5}, {0.3, -0.2}, {-0.4, 0.1}, {0.2, 0.3}, {-1.5, 0.4},
+                                                    {0.6, -0.1}, {0.1, -0.5}, {0.3, 0.2}, {1.8, -0.6}});
+  for (DType lo : {DType::f32, DType::c64}) {
+    const DType hi = lo == DType::f32 ? DType::f64 : DType::c128;
+    for (std::size_t i = 0; i < fns.size(); ++i) {
+      const Tensor g32 = grad_of(s, fns[i], cast(s, a, lo));
+      const Tensor g64 = grad_of(s, fns[i], cast(s, a, hi));
+      EXPECT_EQ(g32.dtype(), lo) << "fn " << i;
+      EXPECT_LT(max_abs_diff(s, g32, g64), 1e-4 * std::max(1.0, max_abs(s, g64))) << "fn " << i << " " << dtype_name(lo);
+    }
+  }
+}
+
 }  // namespace tenferro::testing
