@@ -171,8 +171,7 @@ TENFERRO_API EagerTensor einsum(Context& ctx, std::span<const EagerTensor> opera
 
 // ---------------------------------------------------------------- linear algebra
 // Rules in src/ad/rules_linalg.cpp (Note [Linear solve rules], Note [Packed multi-output
-// nodes]). svd, eig, lu, slogdet, lstsq, pinv and the norms have no differentiable
-// wrapper yet.
+// nodes]); the other decompositions follow in their own sections below.
 /// solve(A, B) = A⁻¹·B: B̄ = A⁻ᴴ·X̄, Ā = −B̄·Xᴴ; JVP A⁻¹(dB − dA·X).
 TENFERRO_API EagerTensor solve(Context& ctx, const EagerTensor& a, const EagerTensor& b);
 /// triangular_solve; A's cotangent is confined to the triangle that is read (and has a
@@ -320,6 +319,65 @@ TENFERRO_API EagerTensor ifftn(Context& ctx, const EagerTensor& x, const FftnOpt
 TENFERRO_API EagerTensor rfftn(Context& ctx, const EagerTensor& x, const FftnOptions& opt = {});
 /// irfftn: as irfft, the weights applied along the last listed (halved) axis.
 TENFERRO_API EagerTensor irfftn(Context& ctx, const EagerTensor& x, const FftnOptions& opt = {});
+// ---------------------------------------------------------------- slogdet, pinv, lstsq, norms
+// Rules in src/ad/rules_linalg_misc.cpp (Note [Role-tagged nodes], Note [lstsq rules],
+// Note [Norm rules]); formulas and choices in docs/ad.md ("Rules: slogdet, pinv, lstsq,
+// norms"). Every derivative below holds where the function is smooth; the values given
+// at the listed kinks are documented subgradient choices, not errors.
+
+/// slogdet's outputs: sign [b...] (A's dtype) and logabsdet [b...] (real).
+struct SlogdetPair {
+  EagerTensor sign, logabsdet;
+};
+/// slogdet(A). With t = tr(A⁻¹·dA): d logabsdet = Re t, Ā = Re(ḡ)·A⁻ᴴ; for complex A
+/// d sign = i·Im(t)·sign, Ā = −i·Im(conj(ḡ)·sign)·A⁻ᴴ. A real sign is piecewise
+/// constant and is returned as a constant (zero tangent, no node). Each differentiable
+/// output records its own node (both save A). The rules solve with / invert A: a
+/// singular A (logabsdet = −inf) throws NumericalError in the JVP / in backward.
+TENFERRO_API SlogdetPair slogdet(Context& ctx, const EagerTensor& a);
+
+/// pinv(A, rtol) = A⁺ [N, M, b...] (Golub–Pereyra):
+/// dA⁺ = −A⁺·dA·A⁺ + A⁺A⁺ᴴ·dAᴴ·(I − AA⁺) + (I − A⁺A)·dAᴴ·A⁺ᴴA⁺, and its adjoint
+/// Ā = −A⁺ᴴ·P̄·A⁺ᴴ + (I − AA⁺)·P̄ᴴ·A⁺A⁺ᴴ + A⁺ᴴA⁺·P̄ᴴ·(I − A⁺A). Exact for any shape
+/// (tall, square, wide) where rank A is locally constant (e.g. full rank); a
+/// rank-deficient or rtol-truncated A gets the derivative of the truncated
+/// pseudo-inverse, which is the true one only while no singular value crosses the
+/// threshold (the pseudo-inverse is discontinuous where the rank changes).
+TENFERRO_API EagerTensor pinv(Context& ctx, const EagerTensor& a, double rtol = -1.0);
+
+/// lstsq's outputs: X [N, K, b...] (or [N]), rank [b...] i64 (a constant), S
+/// [min(M, N), b...] (svd driver; undefined for qr).
+struct LstsqSolution {
+  EagerTensor X, rank, S;
+};
+/// lstsq(A, B, driver, rcond): X = A⁺·B, differentiated as such for both drivers and
+/// every shape: with P = A⁺ and R = B − A·X,
+/// dX = P·(dB − dA·X) + P·Pᴴ·dAᴴ·R + (I − P·A)·dAᴴ·Pᴴ·X, B̄ = Pᴴ·X̄,
+/// Ā = −B̄·Xᴴ + R·(P·B̄)ᴴ + Pᴴ·X·(X̄ − Aᴴ·B̄)ᴴ. Valid for full-rank A (both drivers) and,
+/// for the svd driver, where the rcond-truncated rank is locally constant. P is
+/// computed (one SVD) when the node is recorded. S (svd driver) is differentiable:
+/// dσ_k = Re(u_kᴴ·dA·v_k), Ā = U·diag(σ̄)·Vᴴ (distinct non-zero singular values; its
+/// rules take one thin SVD). rank is a constant.
+TENFERRO_API LstsqSolution lstsq(Context& ctx, const EagerTensor& a, const EagerTensor& b,
+                                 LstsqDriver driver = LstsqDriver::qr, double rcond = -1.0);
+
+/// matrix_norm(A, kind) [b...] (real): Ā = ȳ·W, dy = Re Σ conj(W)·dA with
+/// frobenius W = A/‖A‖_F; nuclear W = U·Vᴴ; spectral W = u₁·v₁ᴴ (thin SVD; needs a
+/// distinct largest singular value and, for nuclear, full rank to be a derivative);
+/// one / inf W = sgn(A) (z/|z|) on the column / row with the largest absolute sum,
+/// split equally among tied columns / rows. At A = 0 the gradient is 0 (PyTorch). W is
+/// computed when the node is recorded (an SVD for nuclear and spectral). The forward
+/// reduces axes 0 and 1 only (no axes / keepdims parameters).
+TENFERRO_API EagerTensor matrix_norm(Context& ctx, const EagerTensor& a, MatrixNorm kind = MatrixNorm::frobenius);
+
+/// vector_norm(x, p) along axis 0, [N, b...] → [b...] (real): x̄ = ȳ·W,
+/// dy = Re Σ conj(W)·dx with W = sgn(x)·(|x|/‖x‖_p)^(p−1) (= |x|^(p−2)·x/‖x‖^(p−1);
+/// p = 2: x/‖x‖, p = 1: sgn x; complex x uses the phases x/|x|); p = ±∞: sgn(x) on the
+/// entries of largest / smallest |x|, split equally among ties; p = 0 (a count) is
+/// piecewise constant: a constant output (zero tangent, no node). Entries x_i = 0 get 0
+/// (a subgradient for p >= 1; p < 1 is not differentiable there), and a zero norm gives
+/// W = 0. The forward reduces axis 0 only (no axes / keepdims parameters).
+TENFERRO_API EagerTensor vector_norm(Context& ctx, const EagerTensor& x, double p = 2.0);
 
 // ---------------------------------------------------------------- operator sugar
 // They use the context of the first eager operand that has one (ArgumentError when

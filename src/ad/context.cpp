@@ -26,6 +26,7 @@ const std::array<Rules, tenferro::detail::kNumOps>& rule_table() {
     register_lu_eig_rules(t);
     register_svd_rules(t);
     register_fft_rules(t);
+    register_linalg_misc_rules(t);
     return t;
   }();
   return table;

@@ -107,6 +107,7 @@ void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_lu_eig_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_svd_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_fft_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
+void register_linalg_misc_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 
 /// The context's tape.
 /// Note [Tape reuse]: nodes stay constructed across frees; `live` counts the recorded

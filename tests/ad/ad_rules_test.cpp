@@ -15,6 +15,7 @@
 #include "ad/cases_linalg.hpp"
 #include "ad/cases_lu_eig.hpp"
 #include "ad/cases_svd.hpp"
+#include "ad/cases_linalg_misc.hpp"
 #include "ad/rule_case.hpp"
 #include "ops/catalog.hpp"
 
@@ -197,6 +198,7 @@ std::vector<RuleCase> cases() {
   add_lu_eig_cases(add);
   add_svd_cases(add);
   add_fft_cases(add);
+  add_linalg_misc_cases(add);
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
