@@ -55,10 +55,24 @@ int main() {
   const EinsumPlan plan = EinsumPlan::for_operands("ij,jk->ik", std::vector<Tensor>{a, b});
   timed("plan.execute_into(s, {a, b}, out)", [&] { plan.execute_into(s, {a, b}, out); return 0; });
   auto tr = timed("einsum(s, \"ii->\", {a}) (trace)", [&] { return einsum(s, "ii->", {a}); });
+  // Eager AD on the same session: loss = Σ svdvals(a·w) + Σ (w ∘ w); gradient for w.
+  ad::Context ctx(s);
+  const ad::EagerTensor w = ctx.leaf(at);
+  auto loss_of = [&] {
+    ad::EagerTensor aw = ad::einsum(ctx, "ij,jk->ik", {ad::EagerTensor(a), w});
+    return ad::add(ctx, ad::sum(ctx, ad::svdvals(ctx, aw)), ad::sum(ctx, ad::mul(ctx, w, w)));
+  };
+  timed("forward + backward (einsum, svdvals, sum)", [&] {
+    ctx.zero_grad();
+    ctx.backward(loss_of());
+    return 0;
+  });
+  const Tensor grad_w = w.grad();
   s.close();
 
   std::cout << "\na + b = " << c << "\nout = " << out << "\nexp(a) = " << e << "\n2 * a^T = " << at
             << "\ncolumn sums of a = " << col << "\n|z|^2 = " << nz << "\nrow maxima of big: " << m.shape().to_string() << ", first "
-            << m.item<double>({0}) << "\na·b (einsum) = " << ab << "\ntrace(a) = " << tr << "\n";
+            << m.item<double>({0}) << "\na·b (einsum) = " << ab << "\ntrace(a) = " << tr
+            << "\nd/dw [sum(svdvals(a·w)) + sum(w∘w)] at w = 2·a^T: " << grad_w << "\n";
   return 0;
 }

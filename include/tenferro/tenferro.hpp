@@ -1,6 +1,7 @@
 #pragma once
 /// \file tenferro.hpp
 /// Umbrella header: everything public.
+#include "tenferro/ad.hpp"
 #include "tenferro/cpu_backend.hpp"
 #include "tenferro/dot.hpp"
 #include "tenferro/einsum.hpp"
