@@ -261,11 +261,11 @@ TENFERRO_API EagerTensor eigvals(Context& ctx, const EagerTensor& a);
 // Rules in src/ad/rules_svd.cpp (Note [SVD rules], Note [SVD broadening]); docs/ad.md.
 /// Options of the SVD rules.
 struct SvdAdOptions {
-  /// Lorentzian broadening (Liao et al., PRX 9, 031041, 2019): the rules use
-  /// F_ij = E_ij / (E_ij² + η·s_max⁴) for 1/(s_j² − s_i²) and s_i / (s_i² + η·s_max²) for
-  /// 1/s_i (s_max per batch matrix), so degenerate or zero singular values give finite
-  /// derivatives. Relative effect on a gap term: η·(s_max²/E_ij)² (1e-6 at a relative gap
-  /// of 1e-3 with the default). 0 gives the exact formulas (F = 0 at exact ties).
+  /// Lorentzian broadening (Liao et al., PRX 9, 031041, 2019; Note [SVD broadening] in
+  /// src/ad/rules_svd.cpp): every 1/x of the rules, for x = s_j − s_i, s_j + s_i and s_i,
+  /// becomes x / (x² + η·s_max²) (s_max per batch matrix), so degenerate or zero singular
+  /// values give finite derivatives. Relative effect: η·(s_max/x)² (1e-6 at a relative
+  /// gap of 1e-3 with the default). 0 gives the exact formulas (0 at exact ties).
   double eta = 1e-12;
 };
 /// The factors of ad::svd: A = U·diag(S)·Vh, as tenferro::SvdResult (Vh, not V).
