@@ -73,6 +73,16 @@ class TENFERRO_API Tensor {
     detail::release_block(block_);
     delete[] big_;
   }
+  /// Drops this handle's reference: the tensor becomes undefined (same as assigning
+  /// `Tensor()`, without building one).
+  void reset() noexcept {
+    detail::release_block(block_);
+    delete[] big_;
+    block_ = nullptr;
+    data_ = nullptr;
+    big_ = nullptr;
+    rank_ = 0;
+  }
 
   // ---- constructors (host memory; they need no session) ----
   /// Uninitialized compact tensor. Throws ShapeError for a negative extent, IndexError on

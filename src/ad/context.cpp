@@ -299,11 +299,11 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
           accumulate_into(s, m.cot, m.cot_owned, m.y, std::move(out[k]));
         }
       }
-      n.cot = Tensor();
+      n.cot.reset();
       n.cot_owned = false;
     }
   } catch (...) {
-    for (std::size_t i = 0; i < tape.live; ++i) tape.nodes[i].cot = Tensor();
+    for (std::size_t i = 0; i < tape.live; ++i) tape.nodes[i].cot.reset();
     if (!options.retain_graph) clear_tape();
     throw;
   }

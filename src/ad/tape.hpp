@@ -36,7 +36,7 @@ struct NodeExtra {
   /// Drops the tensors and the variadic lists (Note [Tape reuse]); the other fields are
   /// overwritten by the next op that uses them and read only by that op's rules.
   void release() noexcept {
-    index = Tensor();
+    index.reset();
     refs.clear();
     xs.clear();
   }
@@ -139,9 +139,9 @@ struct Tape {
   static void release(Node& n) noexcept {
     {
       for (Tensor& t : n.x)
-        if (t.defined()) t = Tensor();
-      if (n.y.defined()) n.y = Tensor();
-      if (n.cot.defined()) n.cot = Tensor();
+        t.reset();
+      n.y.reset();
+      n.cot.reset();
       if (n.extra) n.extra->release();  // keep the allocation for the next op that needs one
       n.in[0] = n.in[1] = n.in[2] = Ref{};
       n.cot_owned = n.keepdims = n.all_axes = false;
