@@ -7,6 +7,7 @@
 // Each case runs with f64 and c128 inputs unless marked. Also exact-value TESTs
 // (duplicates accumulate, nothing is mutated, constants record nothing), included by
 // ad_rules_test.cpp only.
+#include <cmath>
 #include <string>
 
 #include "ad/rule_case.hpp"
@@ -198,6 +199,22 @@ TEST(AdMiscOps, FunctionalFormsMutateNothing) {
   EXPECT_TRUE(out[0].requires_grad());
   EXPECT_FALSE(out[1].requires_grad());  // constant operands: a plain result, no node
   EXPECT_EQ(c.tape().live, 2u);          // axpby and grouped_gemm's first item
+}
+
+// An empty contraction (K = 0) gives zeros, also without c or with beta = 0 (the result
+// buffer is never read), and empty gradients for a and b.
+TEST(AdMiscOps, GroupedGemmEmptyContractionGivesZeros) {
+  HeldSession s = misc_ops_backend().open_session();
+  ad::Context c(s);
+  ad::EagerTensor a = c.leaf(Tensor::zeros({3, 0}, DType::f64)), b = c.leaf(Tensor::zeros({0, 2}, DType::f64));
+  ad::EagerTensor cc = c.leaf(Tensor::full({3, 2}, NAN, DType::f64));
+  const ad::AdGemmItem items[] = {{.a = a, .b = b}, {.a = a, .b = b, .c = cc, .beta = 0.0}};
+  const auto r = ad::grouped_gemm(c, items);
+  for (const auto& y : r) EXPECT_EQ(misc_values(s, y.value()), std::vector<double>(6, 0.0));
+  c.backward(ad::add(c, ad::sum(c, r[0]), ad::sum(c, r[1])));
+  EXPECT_EQ(a.grad().shape(), (Shape{3, 0}));
+  EXPECT_EQ(b.grad().shape(), (Shape{0, 2}));
+  EXPECT_EQ(misc_values(s, cc.grad()), std::vector<double>(6, 0.0));  // beta = 0: c is not read
 }
 
 // Integer operands give integer results, which are constants: nothing is recorded.
