@@ -409,8 +409,8 @@ TENFERRO_API EagerTensor index_select(Context& ctx, const EagerTensor& x, std::i
 struct AdGemmItem {
   EagerTensor a, b;
   std::optional<EagerTensor> c = std::nullopt;  ///< absent: no c term (beta is then unused)
-  Scalar alpha = 1.0;            ///< constant
-  Scalar beta = 0.0;             ///< constant
+  Scalar alpha = 1.0;                           ///< constant
+  Scalar beta = 0.0;                            ///< constant; 0: c is not read (zero cotangent)
   bool conj_a = false;
   bool conj_b = false;
 };
@@ -418,7 +418,8 @@ struct AdGemmItem {
 /// promote(a, b) without c; no c is modified). The forward is ONE tenferro::grouped_gemm
 /// call over all items (its point: many small GEMMs per call), then one tape node per
 /// item, so backward touches only the items whose results reach the loss. Errors as
-/// tenferro::grouped_gemm. With a' = op(a), b' = op(b):
+/// tenferro::grouped_gemm, and ArgumentError for an undefined a, b or given c. With
+/// a' = op(a), b' = op(b):
 /// JVP α·(op(da)·b' + a'·op(db)) + β·dc; VJP (Note [Complex convention])
 /// ā' = conj(α)·ḡ·b'ᴴ, b̄' = conj(α)·a'ᴴ·ḡ, mapped back through the flags (ā = conj(ā')
 /// when conj_a, b̄ = conj(b̄') when conj_b), c̄ = conj(β)·ḡ; each item's ā and b̄ come

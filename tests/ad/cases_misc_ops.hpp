@@ -15,8 +15,8 @@
 namespace tenferro::testing {
 
 /// Indices for an axis of extent n, shape `shape`, values ((5·i + 2) mod 2n) − n in
-/// [-n, n) (column-major i): both signs, and repeats of the same element (i and i − n)
-/// within every run of n + 1 consecutive entries.
+/// [-n, n) (column-major i): both signs (k and k − n name the same element). The cases
+/// give most index axes more than n entries, so an element is necessarily picked twice.
 inline Tensor misc_pattern_indices(const Shape& shape, std::int64_t n, DType d = DType::i64) {
   Tensor t = Tensor::empty(shape.span(), d);
   for (std::int64_t i = 0; i < t.numel(); ++i) {
