@@ -379,6 +379,53 @@ TENFERRO_API EagerTensor matrix_norm(Context& ctx, const EagerTensor& a, MatrixN
 /// W = 0. The forward reduces axis 0 only (no axes / keepdims parameters).
 TENFERRO_API EagerTensor vector_norm(Context& ctx, const EagerTensor& x, double p = 2.0);
 
+// ---------------------------------------------------------------- axpby, take_along_axis, index_select, grouped_gemm
+// Rules in src/ad/rules_misc_ops.cpp (Note [Functional in-place ops], Note [Index
+// scatter-add]); formulas in docs/ad.md ("Rules: axpby, take_along_axis, index_select,
+// grouped_gemm"). Every configuration the forward accepts has rules (no UnsupportedAdRule).
+
+/// Functional axpby: returns α·x + β·y as a new tensor of y's dtype and shape; y is
+/// NOT modified (unlike tenferro::axpby, which writes into y: the tape needs y's old
+/// value and eager inputs are never mutated). Dtype rules, shapes and errors as
+/// tenferro::axpby (x converts to y's dtype; an f64 x into a c128 y is fine). α and β are
+/// constants. JVP α·dx + β·dy; VJP x̄ = conj(α)·ḡ, ȳ = conj(β)·ḡ with ḡ the result's
+/// cotangent (a real x of a complex y receives the real part, Note [Complex convention]).
+TENFERRO_API EagerTensor axpby(Context& ctx, Scalar alpha, const EagerTensor& x, Scalar beta, const EagerTensor& y);
+
+/// NumPy take_along_axis (semantics, broadcasting and errors as tenferro::take_along_axis;
+/// negative indices count from the end). `indices` is a constant. JVP: the same gather
+/// of dx. VJP: the cotangent scatter-added into zeros at the same (normalized) indices,
+/// so duplicate indices accumulate; where x has extent 1 off `axis` and the indices more,
+/// the contributions along that axis are summed.
+TENFERRO_API EagerTensor take_along_axis(Context& ctx, const EagerTensor& x, const Tensor& indices, std::int64_t axis);
+
+/// PyTorch index_select (semantics and errors as tenferro::index_select; negative
+/// indices count from the end). `indices` is a constant. JVP: index_select of dx. VJP:
+/// index-add of the cotangent's slices into zeros (duplicate indices accumulate).
+TENFERRO_API EagerTensor index_select(Context& ctx, const EagerTensor& x, std::int64_t axis, const Tensor& indices);
+
+/// One product of ad::grouped_gemm: result = alpha·op(a)·op(b) + beta·c, op(t) = conj(t)
+/// when the flag is set (no transpose), a [M, K], b [K, N], c [M, N].
+struct AdGemmItem {
+  EagerTensor a, b;
+  std::optional<EagerTensor> c = std::nullopt;  ///< absent: no c term (beta is then unused)
+  Scalar alpha = 1.0;                           ///< constant
+  Scalar beta = 0.0;                            ///< constant; 0: c is not read (zero cotangent)
+  bool conj_a = false;
+  bool conj_b = false;
+};
+/// Functional grouped GEMM: result i = alpha·op(a)·op(b) + beta·c_i (c_i's dtype, or
+/// promote(a, b) without c; no c is modified). The forward is ONE tenferro::grouped_gemm
+/// call over all items (its point: many small GEMMs per call), then one tape node per
+/// item, so backward touches only the items whose results reach the loss. Errors as
+/// tenferro::grouped_gemm, and ArgumentError for an undefined a, b or given c. With
+/// a' = op(a), b' = op(b):
+/// JVP α·(op(da)·b' + a'·op(db)) + β·dc; VJP (Note [Complex convention])
+/// ā' = conj(α)·ḡ·b'ᴴ, b̄' = conj(α)·a'ᴴ·ḡ, mapped back through the flags (ā = conj(ā')
+/// when conj_a, b̄ = conj(b̄') when conj_b), c̄ = conj(β)·ḡ; each item's ā and b̄ come
+/// from one tenferro::grouped_gemm call.
+TENFERRO_API std::vector<EagerTensor> grouped_gemm(Context& ctx, std::span<const AdGemmItem> items);
+
 // ---------------------------------------------------------------- operator sugar
 // They use the context of the first eager operand that has one (ArgumentError when
 // neither has a context).

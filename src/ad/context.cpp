@@ -27,6 +27,7 @@ const std::array<Rules, tenferro::detail::kNumOps>& rule_table() {
     register_svd_rules(t);
     register_fft_rules(t);
     register_linalg_misc_rules(t);
+    register_misc_ops_rules(t);
     return t;
   }();
   return table;

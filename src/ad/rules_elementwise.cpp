@@ -29,11 +29,6 @@ void save(Node& n, int k, const AdOperand& a) {
 }
 /// Operand k of a binary/ternary node (tensor or scalar).
 Operand opnd(const Node& n, int k) { return n.x[k].defined() ? Operand(n.x[k]) : Operand(n.sx[k]); }
-Scalar conj_scalar(const Scalar& v) {
-  if (v.kind() != Scalar::Kind::complex) return v;
-  const c128 z = v.to<c128>();
-  return Scalar(std::conj(z));
-}
 /// conj(operand k): scalar conjugated on the host, tensor through conj when complex.
 struct ConjOperand {
   Tensor t;
@@ -47,7 +42,7 @@ ConjOperand conj_opnd(Session& s, const Node& n, int k) {
     c.t = detail::conj_if_complex(s, n.x[k]);
     c.is_t = true;
   } else {
-    c.sc = conj_scalar(n.sx[k]);
+    c.sc = detail::conj_scalar(n.sx[k]);
   }
   return c;
 }

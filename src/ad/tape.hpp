@@ -108,6 +108,7 @@ void register_lu_eig_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_svd_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_fft_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_linalg_misc_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
+void register_misc_ops_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 
 /// The context's tape.
 /// Note [Tape reuse]: nodes stay constructed across frees; `live` counts the recorded
@@ -260,6 +261,11 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const E
                             const std::function<void(Node&)>& fill);
 
 // ---- small tensor helpers for rules (all run on the session) ----
+/// conj(v) for a complex scalar, v itself otherwise.
+inline Scalar conj_scalar(const Scalar& v) {
+  if (v.kind() != Scalar::Kind::complex) return v;
+  return Scalar(std::conj(v.to<c128>()));
+}
 /// a + b where either may be undefined (zero).
 Tensor add_maybe(Session& s, const Tensor& a, const Tensor& b);
 /// conj(x) for complex x, x itself otherwise.

@@ -16,6 +16,7 @@
 #include "ad/cases_lu_eig.hpp"
 #include "ad/cases_svd.hpp"
 #include "ad/cases_linalg_misc.hpp"
+#include "ad/cases_misc_ops.hpp"
 #include "ad/rule_case.hpp"
 #include "ops/catalog.hpp"
 
@@ -199,6 +200,7 @@ std::vector<RuleCase> cases() {
   add_svd_cases(add);
   add_fft_cases(add);
   add_linalg_misc_cases(add);
+  add_misc_ops_cases(add);
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
