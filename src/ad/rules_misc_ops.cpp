@@ -36,13 +36,6 @@ Scalar scalar_for(const Scalar& v, DType d) {
   return v.kind() == Scalar::Kind::complex && !is_complex(d) ? Scalar(v.to<c128>().real()) : v;
 }
 
-/// A fresh product output of `shape` for a contraction over k entries, written with
-/// beta = 0. dot_general_into / grouped_gemm with an empty contraction (k = 0) scale
-/// the output by beta instead of zero-filling it, so an uninitialised NaN would survive
-/// (src/cpu/dot.cpp scale_out); that case starts from zeros.
-Tensor product_out(std::span<const std::int64_t> shape, DType d, std::int64_t k) {
-  return k == 0 ? Tensor::zeros(shape, d) : Tensor::empty(shape, d);
-}
 
 // ---- axpby: r = α·x + β·y (x converted to y's dtype). Linear in (x, y):
 //   JVP α·dx + β·dy;   VJP x̄ = conj(α)·ḡ, ȳ = conj(β)·ḡ
@@ -133,8 +126,7 @@ Tensor jvp_grouped_gemm(Session& s, const Node& n, const Tensor* t) {
     r = T::mul(s, t[2], n.sx[1]);
     acc = 1.0;
   } else {
-    const Tensor& a = t[1].defined() ? n.x[0] : t[0];
-    r = product_out(n.y.shape().span(), n.y.dtype(), a.extent(1));
+    r = Tensor::empty(n.y.shape().span(), n.y.dtype());
   }
   if (t[0].defined()) {
     T::dot_general_into(s, t[0], n.x[1], d, r, n.sx[0], acc);
@@ -152,13 +144,13 @@ void vjp_grouped_gemm(Session& s, const Node& n, const Tensor& g, Grad* out) {
   if (n.in[0].kind) {
     bt = n.x[1].permute_view({1, 0});
     const std::int64_t shape[] = {g.extent(0), bt.extent(1)};
-    ga = product_out(shape, g.dtype(), g.extent(1));
+    ga = Tensor::empty(shape, g.dtype());
     items[k++] = {&g, &bt, &ga, ca ? alpha : conj_alpha, 0.0, ca, ca != !cb};
   }
   if (n.in[1].kind) {
     at = n.x[0].permute_view({1, 0});
     const std::int64_t shape[] = {at.extent(0), g.extent(1)};
-    gb = product_out(shape, g.dtype(), g.extent(0));
+    gb = Tensor::empty(shape, g.dtype());
     items[k++] = {&at, &g, &gb, cb ? alpha : conj_alpha, 0.0, cb != !ca, cb};
   }
   if (k > 0) T::grouped_gemm(s, std::span<const GemmItem>(items, static_cast<std::size_t>(k)));
@@ -225,16 +217,15 @@ std::vector<EagerTensor> grouped_gemm(Context& ctx, std::span<const AdGemmItem> 
     if (!a.defined() || !b.defined() || (it.c && !it.c->value().defined()))
       throw ArgumentError("grouped_gemm", "item " + std::to_string(i) + ": a, b and a given c must be defined");
     const bool use_c = it.c && it.beta.to<c128>() != c128(0.0);
-    const std::int64_t k = a.rank() == 2 ? a.extent(1) : 1;  // rank errors are grouped_gemm's
     if (it.c) {
       // Note [Functional in-place ops]: a fresh result; c's values are needed only when
       // beta != 0 (BLAS does not read c otherwise).
       const Tensor& c = it.c->value();
-      outs[i] = use_c ? Tensor::empty(c.shape().span(), c.dtype()) : product_out(c.shape().span(), c.dtype(), k);
+      outs[i] = Tensor::empty(c.shape().span(), c.dtype());
       if (use_c) T::copy_into(s, c, outs[i]);
     } else {
       const std::int64_t shape[] = {a.rank() == 2 ? a.extent(0) : 0, b.rank() == 2 ? b.extent(1) : 0};
-      outs[i] = product_out(shape, promote(a.dtype(), b.dtype()), k);
+      outs[i] = Tensor::empty(shape, promote(a.dtype(), b.dtype()));
     }
     gi[i] = {&a, &b, &outs[i], it.alpha, use_c ? it.beta : Scalar(0.0), it.conj_a, it.conj_b};
   }

@@ -300,8 +300,13 @@ template <class T> T scalar_as(const Scalar& v, std::string_view op, const char*
 void scale_out(Session& s, const Tensor& out, const Scalar& beta) {
   visit_dtype<DTypeSet::inexact>("dot_general", out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (beta.to<T>() == T(0)) mul_into(s, out, 0.0, out);
-    else mul_into(s, out, beta, out);
+    if (beta.to<T>() == T(0)) {
+      // beta = 0 never reads out (a NaN in an uninitialized buffer must not survive).
+      const Shape shape = out.shape();
+      copy_into(s, Tensor::zeros({}, out.dtype()).broadcast_view(shape.span()), out);
+    } else {
+      mul_into(s, out, beta, out);
+    }
   });
 }
 

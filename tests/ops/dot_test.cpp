@@ -193,6 +193,14 @@ TEST(DotGeneral, ZeroExtents) {
   EXPECT_EQ(out.item<double>({1, 1}), 10.0);
   dot_general_into(s, a, b, dims, out, 1.0, 0.0);
   EXPECT_EQ(out.item<double>({1, 1}), 0.0);
+  // beta = 0 does not read out: a NaN there must not survive (also through grouped_gemm).
+  auto nan_out = Tensor::full({3, 2}, std::numeric_limits<double>::quiet_NaN(), DType::f64);
+  dot_general_into(s, a, b, dims, nan_out, 1.0, 0.0);
+  EXPECT_EQ(nan_out.item<double>({2, 1}), 0.0);
+  auto nan_c = Tensor::full({3, 2}, std::numeric_limits<double>::quiet_NaN(), DType::f64);
+  const GemmItem item{.a = &a, .b = &b, .c = &nan_c};
+  grouped_gemm(s, std::span(&item, 1));
+  EXPECT_EQ(nan_c.item<double>({0, 0}), 0.0);
   // M = 0.
   EXPECT_EQ(dot_general(s, Tensor::zeros({0, 4}, DType::f64), Tensor::zeros({4, 2}, DType::f64), dims).numel(), 0);
 }
