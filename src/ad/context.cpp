@@ -286,11 +286,15 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
         out = many.data();
       } else {
         for (int k = 0; k < nin; ++k)
-          if (out[k].t.defined()) out[k] = detail::Grad{};
+          if (out[k].t.defined() || out[k].take_cot) out[k] = detail::Grad{};
       }
       rules[static_cast<int>(n.op)].vjp(s, n, n.cot, out);
       for (int k = 0; k < nin; ++k) {
         const Ref r = n.ref(k);
+        if (out[k].take_cot) {
+          out[k] = {std::move(n.cot), n.cot_owned};
+          n.cot_owned = false;
+        }
         if (r.kind == 0 || !out[k].t.defined()) continue;
         if (r.kind == 1) {
           auto& l = tape.leaves[static_cast<std::size_t>(r.index)];

@@ -62,6 +62,8 @@ bool reusable(const Node& n, const Tensor& g, const Operand& other) {
     if (o.extent(i) != g.extent(i) && o.extent(i) != 1) return false;
   return true;
 }
+/// The node's own cotangent handed on whole (moved out by the sweep).
+Grad own_cot() { return {Tensor(), true, true}; }
 /// g·other as a cotangent, in g's buffer when allowed (Note [In-place cotangents]). A
 /// scalar factor scales the (compact, checked) buffer directly.
 Grad times(Session& s, const Node& n, const Tensor& g, const Operand& other, bool last) {
@@ -76,12 +78,15 @@ Grad times(Session& s, const Node& n, const Tensor& g, const Operand& other, boo
         for (std::int64_t i = 0, e = g.numel(); i < e; ++i) p[i] *= c;
       });
     }
-    return {g, true};
+    return own_cot();
   }
   return {T::mul(s, g, other), true};
 }
 /// The node's cotangent passed through unchanged to its only consumer: still owned.
-Grad pass(const Node& n, const Tensor& g, bool only) { return {g, only && n.cot_owned && &g == &n.cot}; }
+Grad pass(const Node& n, const Tensor& g, bool only) {
+  if (only && n.cot_owned && &g == &n.cot) return own_cot();
+  return {g, false};
+}
 
 EagerTensor binary(Context& ctx, OpId op, Tensor&& y, const AdOperand& a, const AdOperand& b) {
   // add and sub rules need no operand values (the runtime takes shapes from the targets).
@@ -124,7 +129,7 @@ void vjp_sub(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {g, false};
   if (!wants(n, 0) && reusable(n, g, Operand(-1.0))) {
     T::neg_into(s, g, g);
-    out[1] = {g, true};
+    out[1] = own_cot();
   } else {
     out[1] = {T::neg(s, g), true};
   }

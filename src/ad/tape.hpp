@@ -76,6 +76,10 @@ struct Node {
 struct Grad {
   Tensor t;
   bool owned = false;
+  /// The cotangent is the node's own accumulated cotangent, handed on whole: the sweep
+  /// moves it out of the node (no handle copy; Note [In-place cotangents]). At most one
+  /// output of a rule may set it; `t` stays undefined.
+  bool take_cot = false;
 };
 
 /// Leaf slot: the accumulated gradient and the leaf's value (its shape and dtype).
