@@ -159,7 +159,7 @@ void vjp_grouped_gemm(Session& s, const Node& n, const Tensor& g, Grad* out) {
   if (n.in[2].kind) out[2] = {T::mul(s, g, detail::conj_scalar(n.sx[1])), true};
 }
 
-std::int64_t norm_axis(std::int64_t a, int rank) { return a < 0 ? a + rank : a; }
+using detail::norm_axis;
 
 }  // namespace
 

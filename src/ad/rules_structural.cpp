@@ -242,7 +242,7 @@ template <class Fill> EagerTensor unary_node(Context& ctx, OpId op, Tensor&& y, 
   });
 }
 
-std::int64_t norm_axis(std::int64_t a, int rank) { return a < 0 ? a + rank : a; }
+using detail::norm_axis;
 
 }  // namespace
 

@@ -186,6 +186,9 @@ inline Ref input_ref(Context& ctx, const EagerTensor* e, std::string_view op) {
   return r;
 }
 
+/// Axis `a` of a rank-`rank` tensor with negative values counted from the end.
+inline std::int64_t norm_axis(std::int64_t a, int rank) noexcept { return a < 0 ? a + rank : a; }
+
 /// Same extents (no Dims constructed).
 inline bool same_shape(const Tensor& a, const Tensor& b) noexcept {
   if (a.rank() != b.rank()) return false;
