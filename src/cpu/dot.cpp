@@ -11,6 +11,7 @@
 #include "cpu/dot_plan.hpp"
 #include "cpu/op_common.hpp"
 #include "cpu/parallel.hpp"
+#include "cpu/transpose_copy.hpp"
 #include "ops/catalog.hpp"
 
 namespace tenferro {
@@ -302,8 +303,8 @@ void scale_out(Session& s, const Tensor& out, const Scalar& beta) {
     using T = typename decltype(tag)::type;
     if (beta.to<T>() == T(0)) {
       // beta = 0 never reads out (a NaN in an uninitialized buffer must not survive).
-      const Shape shape = out.shape();
-      copy_into(s, Tensor::zeros({}, out.dtype()).broadcast_view(shape.span()), out);
+      const T zero{};
+      fill_bytes(s, out, &zero);
     } else {
       mul_into(s, out, beta, out);
     }

@@ -79,12 +79,16 @@ bool binary_fast(Session& s, std::string_view op, const Tensor& x, const Tensor&
 // that keeps its dtype (f64 tensor * 2.0, f32 tensor + 1, c128 tensor * 2i) runs one
 // loop with the scalar in a register: no promotion, no plan, no scalar buffer. This is
 // the shape of most steps in an AD chain and of their backward products.
-template <DTypeSet Set, class F>
-bool scalar_fast(Session& s, std::string_view op, const Tensor& x, const Scalar& v, bool scalar_left, const Tensor* out,
-                 Tensor& result, F f, std::int64_t cost) {
+template <class F>
+bool scalar_fast(Session& s, OpId id, const Operand& a, const Operand& b, const Tensor* out, Tensor& result, F f, std::int64_t cost) {
+  if (a.is_tensor() == b.is_tensor()) return false;
+  const bool scalar_left = !a.is_tensor();
+  const Tensor& x = scalar_left ? b.tensor() : a.tensor();
+  const Scalar& v = scalar_left ? a.scalar() : b.scalar();
   const DType d = x.dtype();
-  if (!is_inexact(d) || !in_set(d, Set) || !fast_operand(x) || v.result_dtype_with(d) != d) return false;
+  if (!is_inexact(d) || !fast_operand(x) || v.result_dtype_with(d) != d) return false;
   if (out && !fast_output_ok(*out, x, nullptr)) return false;
+  const std::string_view op = op_name(id);
   s.check(op);
   if (!out) result = new_like(x, d);
   const Tensor& o = out ? *out : result;
@@ -109,20 +113,12 @@ bool scalar_fast(Session& s, std::string_view op, const Tensor& x, const Scalar&
   return true;
 }
 
-template <class F> bool scalar_fast_any(Session& s, OpId id, const Operand& a, const Operand& b, const Tensor* out, Tensor& result, F f,
-                                        std::int64_t cost) {
-  if (a.is_tensor() == b.is_tensor()) return false;
-  const bool left = !a.is_tensor();
-  const Tensor& x = left ? b.tensor() : a.tensor();
-  return scalar_fast<DTypeSet::inexact>(s, op_name(id), x, left ? a.scalar() : b.scalar(), left, out, result, f, cost);
-}
-
 void binary(Session& s, OpId id, const Operand& a, const Operand& b, const Tensor* out, Tensor& result) {
   switch (id) {
-    case OpId::add: if (scalar_fast_any(s, id, a, b, out, result, fn::Add{}, 1)) return; break;
-    case OpId::sub: if (scalar_fast_any(s, id, a, b, out, result, fn::Sub{}, 1)) return; break;
-    case OpId::mul: if (scalar_fast_any(s, id, a, b, out, result, fn::Mul{}, 1)) return; break;
-    case OpId::div: if (scalar_fast_any(s, id, a, b, out, result, fn::Div{}, 4)) return; break;
+    case OpId::add: if (scalar_fast(s, id, a, b, out, result, fn::Add{}, 1)) return; break;
+    case OpId::sub: if (scalar_fast(s, id, a, b, out, result, fn::Sub{}, 1)) return; break;
+    case OpId::mul: if (scalar_fast(s, id, a, b, out, result, fn::Mul{}, 1)) return; break;
+    case OpId::div: if (scalar_fast(s, id, a, b, out, result, fn::Div{}, 4)) return; break;
     default: break;
   }
   if (a.is_tensor() && b.is_tensor()) {
