@@ -77,10 +77,12 @@ inline Tensor batch_as_matrix(Session& s, const Tensor& v) {
   return T::reshape(s, v, shape.span());
 }
 
-/// The diagonal of [N, N, b...] as [N, b...] (extract_diagonal puts it last; a permuted
-/// view moves it first).
+/// A vector [N] as one column [N, 1]; anything else as it is.
+inline Tensor as_column(Session& s, const Tensor& v) { return v.rank() == 1 ? T::reshape(s, v, {v.extent(0), 1}) : v; }
+/// The diagonal of [N, N, b...] as an [N, b...] view (extract_diagonal_view puts it
+/// last; a permuted view moves it first).
 inline Tensor diag_part(Session& s, const Tensor& m) {
-  Tensor d = T::extract_diagonal(s, m, 0, 1);
+  Tensor d = T::extract_diagonal_view(s, m, 0, 1);
   Dims perm{d.rank() - 1};
   for (int i = 0; i + 1 < d.rank(); ++i) perm.push_back(i);
   return d.permute_view(perm.span());

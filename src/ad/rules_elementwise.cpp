@@ -94,7 +94,7 @@ EagerTensor binary(Context& ctx, OpId op, Tensor&& y, const AdOperand& a, const 
   // tensor nobody will read (y * 2.0 saves just the scalar).
   const bool linear = op == OpId::add || op == OpId::sub;
   auto active = [](const AdOperand& o) {
-    return o.eager() && (o.eager()->requires_grad() || o.eager()->tangent().defined());
+    return o.eager() && detail::differentiable(*o.eager());
   };
   return finish<2>(ctx, op, std::move(y), {a.eager(), b.eager()}, [&](Node& n) {
     if (linear) return;

@@ -179,10 +179,8 @@ EagerTensor record(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, cons
   });
 }
 
-bool differentiated(const EagerTensor& x) noexcept { return x.requires_grad() || x.tangent().defined(); }
-
 EagerTensor one_axis(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, const FftOptions& opt) {
-  if (!differentiated(x)) return EagerTensor(std::move(y));
+  if (!detail::differentiable(x)) return EagerTensor(std::move(y));
   const std::int64_t rank = x.value().rank();
   const std::int64_t axis = opt.axis < 0 ? opt.axis + rank : opt.axis;  // validated by the forward op
   const std::int64_t halved = op == OpId::rfft ? opt.n.value_or(x.value().extent(static_cast<int>(axis))) : 0;
@@ -190,7 +188,7 @@ EagerTensor one_axis(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, co
 }
 
 EagerTensor n_axes(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, const FftnOptions& opt) {
-  if (!differentiated(x)) return EagerTensor(std::move(y));
+  if (!detail::differentiable(x)) return EagerTensor(std::move(y));
   const int rank = x.value().rank();
   Dims axes;
   if (opt.axes.empty()) {  // fft.hpp: all axes, or the first n.size() (validated by the forward op)

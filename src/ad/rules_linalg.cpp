@@ -190,10 +190,7 @@ void vjp_eigh(Session& s, const Node& n, const Tensor& g, Grad* out) {
   Tensor vhgv = mm_ah(s, v, gy.v);
   Tensor skew = T::mul(s, T::sub(s, vhgv, adjoint(s, vhgv)), 0.5);
   Tensor gw = is_complex(gy.w.dtype()) ? T::cast(s, T::real(s, gy.w), v.dtype()) : gy.w;
-  Dims last;  // embed_diagonal takes the diagonal from the last axis: [b..., N]
-  for (int i = 1; i < gw.rank(); ++i) last.push_back(i);
-  last.push_back(0);
-  Tensor inner = T::add(s, T::mul(s, f, skew), T::embed_diagonal(s, gw.permute_view(last.span()), 0, 1));
+  Tensor inner = T::add(s, T::mul(s, f, skew), diag_embed(s, gw));
   Tensor sym = hermitian_part(s, mm_bh(s, mm(s, v, inner), v));
   out[0] = {to_triangle(s, sym, n.i0 != 0), true};
 }
@@ -202,10 +199,7 @@ Tensor jvp_eigh(Session& s, const Node& n, const Tensor* t) {
   const Unpacked y = unpack_eigh(n.y);
   const Tensor& v = y.v;
   Tensor m = mm(s, mm_ah(s, v, hermitian_from_triangle(s, t[0], n.i0 != 0)), v);
-  Tensor dw = T::extract_diagonal(s, m, 0, 1);  // [b..., N]: move N first
-  Dims perm{dw.rank() - 1};
-  for (int i = 0; i + 1 < dw.rank(); ++i) perm.push_back(i);
-  dw = T::cast(s, T::real(s, dw.permute_view(perm.span())), v.dtype());
+  Tensor dw = T::cast(s, T::real(s, diag_part(s, m)), v.dtype());
   Tensor dv = mm(s, v, T::mul(s, inverse_gaps(s, T::real(s, y.w), v.dtype()), m));
   Dims row{1};
   for (int i = 0; i < dw.rank(); ++i) row.push_back(dw.extent(i));
@@ -313,7 +307,7 @@ EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri) {
     n.x[0] = a.value();
     n.i0 = tri == Triangle::upper ? 1 : 0;
   });
-  if (!packed.requires_grad() && !packed.tangent().defined()) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
+  if (!detail::differentiable(packed)) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
   const std::int64_t n = packed.value().extent(0);
   EagerTensor w = reshape(ctx, rows(ctx, packed, 0, 1), r.W.shape().span());
   if (is_complex(dt)) w = real(ctx, w);
@@ -322,7 +316,7 @@ EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri) {
 QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagonal) {
   Session& s = ctx.session();
   QrResult r = T::qr(s, a.value(), QrMode::reduced, positive_diagonal);
-  const bool diff = a.requires_grad() || a.tangent().defined();
+  const bool diff = detail::differentiable(a);
   if (!diff) return {EagerTensor(std::move(r.Q)), EagerTensor(std::move(r.R))};
   if (a.value().extent(0) < a.value().extent(1))
     throw UnsupportedAdRule("qr", "no rule for wide matrices (M < N): got " + a.value().shape().to_string());

@@ -99,9 +99,6 @@ void vjp_pinv(Session& s, const Node& n, const Tensor& g, Grad* out) {
 struct LstsqMats {
   Tensor b, x;  ///< B [M, K, b...] and X [N, K, b...] (vectors viewed as one column)
 };
-Tensor as_column(Session& s, const Tensor& v) {
-  return v.rank() == 1 ? T::reshape(s, v, {v.extent(0), 1}) : v;
-}
 Tensor jvp_lstsq(Session& s, const Node& n, const Tensor* t) {
   const Tensor& a = n.x[0];
   if (n.i1 == 1) {  // singular values (a one-input node: t[1] does not exist)

@@ -170,14 +170,13 @@ void vjp_lu(Session& s, const Node& n, const Tensor& g, Grad* out) {
 
 // ---- lu_solve (Note [lu_solve rules]). Node: x[0] = F, x[1] = pivots, y = X;
 // i0 = 1 when B (and X) is a vector [N].
-Tensor as_matrix(const Tensor& v) { return v.rank() == 1 ? v.reshape_view({v.extent(0), 1}) : v; }
 Tensor jvp_lu_solve(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined() && !t[2].defined()) return {};
   const Tensor& f = n.x[0];
   Tensor r;
-  if (t[2].defined()) r = permute_rows(s, as_matrix(t[2]), n.x[1], false);  // P·dB
+  if (t[2].defined()) r = permute_rows(s, as_column(s, t[2]), n.x[1], false);  // P·dB
   if (t[0].defined()) {
-    const Tensor x = as_matrix(n.y);
+    const Tensor x = as_column(s, n.y);
     Tensor ux = mm(s, T::triu(s, f, 0), x);
     Tensor e = T::add(s, mm(s, T::tril(s, t[0], -1), ux), mm(s, unit_lower(s, f), mm(s, T::triu(s, t[0], 0), x)));
     r = r.defined() ? T::sub(s, r, e) : T::neg(s, e);
@@ -187,10 +186,10 @@ Tensor jvp_lu_solve(Session& s, const Node& n, const Tensor* t) {
 }
 void vjp_lu_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const Tensor& f = n.x[0];
-  Tensor w = u_solve(s, f, as_matrix(g), Side::left, MatOp::adjoint);  // U⁻ᴴ·X̄
+  Tensor w = u_solve(s, f, as_column(s, g), Side::left, MatOp::adjoint);  // U⁻ᴴ·X̄
   Tensor z = l_solve(s, f, w, MatOp::adjoint);                          // L⁻ᴴ·U⁻ᴴ·X̄
   if (n.in[0].kind) {
-    const Tensor x = as_matrix(n.y);
+    const Tensor x = as_column(s, n.y);
     Tensor ux = mm(s, T::triu(s, f, 0), x);
     out[0] = {T::neg(s, T::add(s, T::tril(s, mm_bh(s, z, ux), -1), T::triu(s, mm_bh(s, w, x), 0))), true};
   }
@@ -240,8 +239,6 @@ void vjp_eig(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {T::solve(s, adjoint(s, v), mm_bh(s, inner, v)), true};  // V⁻ᴴ·(…)·Vᴴ
 }
 
-bool differentiable(const EagerTensor& e) { return e.requires_grad() || e.tangent().defined(); }
-
 }  // namespace
 
 namespace detail {
@@ -255,7 +252,7 @@ void register_lu_eig_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
 
 LuFactors lu(Context& ctx, const EagerTensor& a) {
   Session& s = ctx.session();
-  if (!differentiable(a)) {
+  if (!detail::differentiable(a)) {
     LuResult r = T::lu(s, a.value());
     return {std::move(r.P), EagerTensor(std::move(r.L)), EagerTensor(std::move(r.U))};
   }
@@ -281,7 +278,7 @@ LuFactors lu(Context& ctx, const EagerTensor& a) {
 
 LuPacked lu_factor(Context& ctx, const EagerTensor& a) {
   LuFactorResult f = T::lu_factor(ctx.session(), a.value());
-  if (!differentiable(a)) return {EagerTensor(std::move(f.LU)), std::move(f.pivots)};
+  if (!detail::differentiable(a)) return {EagerTensor(std::move(f.LU)), std::move(f.pivots)};
   const Tensor pivots = f.pivots;
   EagerTensor packed = finish<1>(ctx, OpId::lu_factor, std::move(f.LU), {&a}, [&](Node& n) { n.x[0] = pivots; });
   return {std::move(packed), pivots};
@@ -299,7 +296,7 @@ EagerTensor lu_solve(Context& ctx, const EagerTensor& lu, const Tensor& pivots, 
 EigPair eig(Context& ctx, const EagerTensor& a) {
   Session& s = ctx.session();
   EigResult r = T::eig(s, a.value());
-  if (!differentiable(a)) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
+  if (!detail::differentiable(a)) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
   // Note [Packed multi-output nodes]: Y = [wᵀ; V], [N + 1, N, b...] complex.
   Dims row{1};
   for (int i = 0; i < r.W.rank(); ++i) row.push_back(r.W.extent(i));
@@ -311,7 +308,7 @@ EigPair eig(Context& ctx, const EagerTensor& a) {
 
 EagerTensor eigvals(Context& ctx, const EagerTensor& a) {
   Session& s = ctx.session();
-  if (!differentiable(a)) return EagerTensor(T::eigvals(s, a.value()));
+  if (!detail::differentiable(a)) return EagerTensor(T::eigvals(s, a.value()));
   EigResult r = T::eig(s, a.value());  // the rules need V
   return finish<1>(ctx, OpId::eig, std::move(r.W), {&a}, [&](Node& n) {
     n.i0 = 1;

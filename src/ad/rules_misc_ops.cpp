@@ -241,8 +241,8 @@ std::vector<EagerTensor> grouped_gemm(Context& ctx, std::span<const AdGemmItem> 
     const AdGemmItem& it = items[i];
     const DType yd = outs[i].dtype();
     r.push_back(finish<3>(ctx, OpId::grouped_gemm, std::move(outs[i]), {&it.a, &it.b, it.c ? &*it.c : nullptr}, [&](Node& n) {
-      if (it.b.requires_grad() || it.b.tangent().defined()) n.x[0] = it.a.value();
-      if (it.a.requires_grad() || it.a.tangent().defined()) n.x[1] = it.b.value();
+      if (detail::differentiable(it.b)) n.x[0] = it.a.value();
+      if (detail::differentiable(it.a)) n.x[1] = it.b.value();
       n.sx[0] = scalar_for(it.alpha, yd);
       n.sx[1] = scalar_for(it.beta, yd);
       n.i0 = (it.conj_a ? 1 : 0) | (it.conj_b ? 2 : 0);

@@ -357,7 +357,7 @@ EagerTensor gather(Context& ctx, const EagerTensor& operand, const Tensor& start
 EagerTensor scatter(Context& ctx, const EagerTensor& operand, const Tensor& scatter_indices, const EagerTensor& updates,
                     const ScatterDims& dims, ScatterCombiner combiner) {
   Tensor y = T::scatter(ctx.session(), operand.value(), scatter_indices, updates.value(), dims, combiner);
-  const bool diff = operand.requires_grad() || updates.requires_grad() || operand.tangent().defined() || updates.tangent().defined();
+  const bool diff = detail::differentiable(operand) || detail::differentiable(updates);
   if (diff && is_inexact(y.dtype()) && combiner != ScatterCombiner::add && combiner != ScatterCombiner::replace)
     throw UnsupportedAdRule("scatter", "no rule for the mul, min or max combiner (only add and replace)");
   return finish<2>(ctx, OpId::scatter, std::move(y), {&operand, &updates}, [&](Node& n) {

@@ -82,13 +82,6 @@ Tensor lead2(Session& s, const Tensor& v, std::int64_t h0, std::int64_t h1) {
 Tensor as_row(Session& s, const Tensor& v) { return lead2(s, v, 1, v.extent(0)); }
 /// v [K, b...] as a column [K, 1, b...]: col * m scales m's rows (diag(v)·m).
 Tensor as_col(Session& s, const Tensor& v) { return lead2(s, v, v.extent(0), 1); }
-/// The diagonal of m [K, K, b...] as a [K, b...] view.
-Tensor diag_of(Session& s, const Tensor& m) {
-  Tensor d = T::extract_diagonal_view(s, m, 0, 1);  // [b..., K]
-  Dims perm{d.rank() - 1};
-  for (int i = 0; i + 1 < d.rank(); ++i) perm.push_back(i);
-  return d.permute_view(perm.span());
-}
 /// x in dtype dt (x itself when it already has it: no copy).
 Tensor as_dtype(Session& s, const Tensor& x, DType dt) { return x.dtype() == dt ? x : T::cast(s, x, dt); }
 Tensor real_part(Session& s, const Tensor& x) { return is_complex(x.dtype()) ? T::real(s, x) : x; }
@@ -166,7 +159,7 @@ Tensor jvp_packed(Session& s, const Node& n, const Tensor* t) {
   } else {
     dv = mm_ah(s, vh, om_v);
   }
-  Tensor ds = as_dtype(s, real_part(s, diag_of(s, dp)), dt);
+  Tensor ds = as_dtype(s, real_part(s, diag_part(s, dp)), dt);
   return T::concatenate(s, {du, as_row(s, ds), detail::conj_if_complex(s, dv)}, 0);
 }
 void vjp_packed(Session& s, const Node& n, const Tensor& g, Grad* out) {
@@ -215,7 +208,7 @@ void vjp_svd(Session& s, const Node& n, const Tensor& g, Grad* out) {
 }
 
 bool differentiated(Context& ctx, const EagerTensor& a) {
-  return (a.requires_grad() && detail::EagerAccess::no_grad(ctx) == 0) || a.tangent().defined();
+  return (a.requires_grad() && detail::EagerAccess::no_grad(ctx) == 0) || a.tangent().defined();  // as detail::differentiable, under no_grad only with a tangent
 }
 
 }  // namespace

@@ -186,6 +186,10 @@ inline Ref input_ref(Context& ctx, const EagerTensor* e, std::string_view op) {
   return r;
 }
 
+/// An eager value that needs derivatives through an op: it requires grad or carries a
+/// tangent.
+inline bool differentiable(const EagerTensor& e) noexcept { return e.requires_grad() || e.tangent().defined(); }
+
 /// Axis `a` of a rank-`rank` tensor with negative values counted from the end.
 inline std::int64_t norm_axis(std::int64_t a, int rank) noexcept { return a < 0 ? a + rank : a; }
 
