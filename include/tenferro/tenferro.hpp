@@ -2,6 +2,7 @@
 /// \file tenferro.hpp
 /// Umbrella header: everything public.
 #include "tenferro/ad.hpp"
+#include "tenferro/session.hpp"
 #include "tenferro/cpu_backend.hpp"
 #include "tenferro/dot.hpp"
 #include "tenferro/einsum.hpp"
