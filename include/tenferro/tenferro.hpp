@@ -10,6 +10,7 @@
 #include "tenferro/einsum_path.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/linalg.hpp"
+#include "tenferro/op_catalog.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/fft.hpp"
 #include "tenferro/ops.hpp"
