@@ -155,6 +155,13 @@ class TENFERRO_API CpuBackend {
   void trim_pool();
   /// Sets the pool's byte limit, evicting cached blocks above it.
   void set_pool_byte_limit(std::size_t bytes);
+  /// Counters and limits of one cache (ArgumentError for a kind outside the enum).
+  PlanCacheStats cache_stats(CacheKind kind) const;
+  /// Drops every entry of one cache.
+  void clear_cache(CacheKind kind);
+  /// New limits for one cache (most entries, most bytes); drops its entries. A limit of
+  /// 0 entries turns caching off (each call plans afresh).
+  void set_cache_limits(CacheKind kind, std::size_t max_entries, std::size_t max_bytes);
 
   /// Internal: shared state.
   detail::BackendState& state() const noexcept { return *state_; }

@@ -62,13 +62,6 @@ struct GemmItem {
 /// operand.
 TENFERRO_API void grouped_gemm(Session& s, std::span<const GemmItem> items);
 
-/// Plan cache counters of a session (dot_general's cached analyses).
-struct PlanCacheStats {
-  std::uint64_t hits = 0;
-  std::uint64_t misses = 0;
-  std::uint64_t entries = 0;
-  std::uint64_t evictions = 0;
-};
 /// The dot_general plan cache of the session's checked-out resources.
 TENFERRO_API PlanCacheStats dot_plan_cache_stats(Session& s);
 

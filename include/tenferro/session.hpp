@@ -33,6 +33,28 @@ struct BufferPoolStats {
   std::size_t byte_limit = 0;      ///< the limit
 };
 
+/// Counters and limits of one of the caches a session checks out (Note [Bounded caches]).
+struct PlanCacheStats {
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t entries = 0;      ///< entries now cached
+  std::uint64_t evictions = 0;    ///< entries dropped to respect a limit
+  std::size_t bytes = 0;          ///< bytes the cached entries account for (keys and values)
+  std::size_t entry_limit = 0;    ///< most entries
+  std::size_t byte_limit = 0;     ///< most bytes
+};
+
+/// The caches a session checks out with its resources.
+enum class CacheKind : std::uint8_t {
+  dot_plans,          ///< dot_general analyses
+  linalg_workspaces,  ///< LAPACK workspace sizes
+  fft_plans,          ///< FFTW plans
+};
+/// Number of cache kinds.
+inline constexpr int kNumCacheKinds = 3;
+/// "dot_plans", "linalg_workspaces", "fft_plans" ("?" outside the enum).
+TENFERRO_API std::string_view cache_kind_name(CacheKind k) noexcept;
+
 namespace detail {
 /// The per-thread entry record a session points to (see Note [Neutral session]).
 /// Backends derive their own context from it; it is defined in src/core.

@@ -32,13 +32,19 @@ struct Device {
 namespace detail {
 
 /// Header of a storage block. `capacity` is the data bytes the block holds (its size
-/// class), `bytes` what was asked for.
+/// class), `bytes` what was asked for. The data need not follow the header: a block
+/// over external memory (Tensor::from_external) points at the caller's bytes and
+/// releases them through the owner's callback instead of freeing them.
 struct alignas(64) StorageHeader {
   std::atomic<std::int64_t> refs{1};
   std::size_t capacity = 0;
   std::size_t bytes = 0;
+  std::byte* base = nullptr;  ///< first data byte (right after the header for owned blocks)
+  void (*release_external)(void* context) = nullptr;  ///< external blocks: the owner's callback (may be null)
+  void* external_context = nullptr;                   ///< its argument
   Device device{};
-  std::byte* data() noexcept { return reinterpret_cast<std::byte*>(this + 1); }
+  bool external = false;  ///< memory the library does not own (never pooled, never freed)
+  std::byte* data() noexcept { return base; }
 };
 static_assert(sizeof(StorageHeader) == 64);
 

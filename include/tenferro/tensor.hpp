@@ -24,6 +24,17 @@ namespace tenferro {
 
 class Generator;
 
+/// Who owns the memory behind Tensor::from_external, and how to give it back.
+struct ExternalOwner {
+  /// Passed to `release`.
+  void* context = nullptr;
+  /// Called exactly once, on whichever thread drops the last tensor (or view) over the
+  /// memory; null when nothing needs to be called. Must not throw.
+  void (*release)(void* context) = nullptr;
+  /// Tensors over the memory refuse writes (mutable_data, set, `_into` outputs).
+  bool read_only = false;
+};
+
 /// Dynamically typed dense tensor handle.
 class TENFERRO_API Tensor {
  public:
@@ -118,6 +129,18 @@ class TENFERRO_API Tensor {
   template <class T> static Tensor from_row_major(std::initializer_list<std::int64_t> shape, std::initializer_list<T> data) {
     return from_raw(std::span(shape.begin(), shape.size()), dtype_of<T>, data.begin(), static_cast<std::int64_t>(data.size()), true);
   }
+  /// A zero-copy tensor over memory the library does not own (host memory): element
+  /// (i0, i1, ...) is at `data` + Σ ik·strides[k] elements. Empty `strides` means compact
+  /// column-major. Strides may be negative or zero (zero on an extent > 1 makes the
+  /// tensor read-only, as a broadcast view) and may overlap (reads are fine; ops refuse
+  /// such a tensor as an output). The owner's `release` runs once when the last tensor
+  /// over the memory is gone. Nothing is copied and nothing is released on error: the
+  /// caller keeps ownership. Throws DTypeError for a dtype outside the enum, RankError
+  /// for a rank above kMaxRank or strides of another length, ShapeError for a negative
+  /// extent, IndexError when the byte span overflows, ArgumentError for a null `data`
+  /// with elements or a `data` not aligned to the element type.
+  static Tensor from_external(void* data, std::span<const std::int64_t> shape, std::span<const std::int64_t> strides, DType dtype,
+                              ExternalOwner owner);
   /// Rank-1 tensor start, start+step, ... (< stop for step > 0, > stop for step < 0).
   /// ArgumentError for step 0 or a non-finite bound; DTypeError for a bool dtype.
   static Tensor arange(Scalar start, Scalar stop, Scalar step, DType dtype);

@@ -28,6 +28,47 @@ struct TensorAccess {
     return t;
   }
 
+  static Tensor external(void* data, std::span<const std::int64_t> shape, std::span<const std::int64_t> strides_in, DType dtype,
+                         ExternalOwner owner) {
+    constexpr std::string_view op = "from_external";
+    if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= kNumDTypes)
+      throw DTypeError(op, "dtype value " + std::to_string(static_cast<int>(dtype)) + " is not a DType");
+    if (static_cast<int>(shape.size()) > kMaxRank)
+      throw RankError(op, "rank " + std::to_string(shape.size()) + " exceeds the maximum " + std::to_string(kMaxRank));
+    if (!strides_in.empty() && strides_in.size() != shape.size())
+      throw RankError(op, "shape " + dims_string(shape) + " and strides " + dims_string(strides_in) + " differ in length");
+    const std::int64_t n = checked_numel(shape, op);
+    const Dims strides = strides_in.empty() ? detail::compact_strides(shape) : Dims(strides_in);
+    const std::int64_t esize = static_cast<std::int64_t>(dtype_size(dtype));
+    std::int64_t lo = 0, span = 0;
+    bool zero_stride = false;
+    if (n > 0) {
+      const auto [l, h] = detail::offset_range(shape, strides, op);
+      lo = l;
+      span = checked_mul(checked_add(checked_add(h, -l, op), 1, op), esize, op);
+      checked_mul(l, esize, op);
+      for (std::size_t i = 0; i < shape.size(); ++i) zero_stride |= strides[i] == 0 && shape[i] > 1;
+      if (!data) throw ArgumentError(op, "null data for " + std::to_string(n) + " elements");
+    }
+    // Complex elements need the alignment of their component type.
+    const std::size_t align = is_complex(dtype) ? dtype_size(dtype) / 2 : dtype_size(dtype);
+    if (reinterpret_cast<std::uintptr_t>(data) % align != 0)
+      throw ArgumentError(op, "data is not aligned to " + std::to_string(align) + " bytes for " + std::string(dtype_name(dtype)));
+    Tensor t;
+    t.set_layout(shape, strides);
+    auto* h = new detail::StorageHeader();
+    h->external = true;
+    h->base = static_cast<std::byte*>(data) + lo * esize;
+    h->bytes = h->capacity = static_cast<std::size_t>(span);
+    h->release_external = owner.release;
+    h->external_context = owner.context;
+    t.block_ = h;
+    t.data_ = static_cast<std::byte*>(data);
+    t.dtype_ = dtype;
+    if (owner.read_only || zero_stride) t.flags_ |= Tensor::kReadOnly;
+    return t;
+  }
+
   // Note [Fast owner]: every allocating op ends here, so the common case (rank <= 8,
   // extents and strides that fit the inline int32 layout, no overflow) is one pass that
   // writes the compact strides straight into the inline layout. Anything else (negative
@@ -86,6 +127,11 @@ template <class T, class F> void fill_with(Tensor& t, F&& f) {
 }  // namespace
 
 Tensor Tensor::empty(std::span<const std::int64_t> shape, DType dtype) { return TensorAccess::owner(shape, dtype, "empty"); }
+
+Tensor Tensor::from_external(void* data, std::span<const std::int64_t> shape, std::span<const std::int64_t> strides, DType dtype,
+                             ExternalOwner owner) {
+  return TensorAccess::external(data, shape, strides, dtype, owner);
+}
 
 Tensor Tensor::zeros(std::span<const std::int64_t> shape, DType dtype) {
   Tensor t = TensorAccess::owner(shape, dtype, "zeros");

@@ -12,4 +12,13 @@ std::string_view device_name(DeviceKind d) noexcept {
   return "?";
 }
 
+std::string_view cache_kind_name(CacheKind k) noexcept {
+  switch (k) {
+    case CacheKind::dot_plans: return "dot_plans";
+    case CacheKind::linalg_workspaces: return "linalg_workspaces";
+    case CacheKind::fft_plans: return "fft_plans";
+  }
+  return "?";
+}
+
 }  // namespace tenferro

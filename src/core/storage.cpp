@@ -54,6 +54,7 @@ StorageHeader* heap_allocate_block(std::size_t bytes) {
   auto* h = new (p) StorageHeader();
   h->capacity = cap;
   h->bytes = bytes;
+  h->base = reinterpret_cast<std::byte*>(h + 1);
   return h;
 }
 
@@ -68,6 +69,11 @@ StorageHeader* allocate_block(std::size_t bytes) {
 }
 
 void release_block_slow(StorageHeader* b) noexcept {
+  if (b->external) {  // the owner's memory: hand it back, drop only our header
+    if (b->release_external) b->release_external(b->external_context);
+    delete b;
+    return;
+  }
   if (tls_allocator && b->device.kind == DeviceKind::cpu)
     tls_allocator->release(b);
   else

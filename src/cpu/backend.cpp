@@ -335,4 +335,19 @@ void CpuBackend::set_pool_byte_limit(std::size_t bytes) {
   g.r->pool.set_byte_limit(bytes);
 }
 
+PlanCacheStats CpuBackend::cache_stats(CacheKind kind) const {
+  Borrowed g(*state_, "cache_stats");
+  return g.r->visit_cache(kind, "cache_stats", [](const auto& c) { return c.stats(); });
+}
+
+void CpuBackend::clear_cache(CacheKind kind) {
+  Borrowed g(*state_, "clear_cache");
+  g.r->visit_cache(kind, "clear_cache", [](auto& c) { c.clear(); });
+}
+
+void CpuBackend::set_cache_limits(CacheKind kind, std::size_t max_entries, std::size_t max_bytes) {
+  Borrowed g(*state_, "set_cache_limits");
+  g.r->visit_cache(kind, "set_cache_limits", [&](auto& c) { c.set_limits(max_entries, max_bytes); });
+}
+
 }  // namespace tenferro

@@ -5,24 +5,38 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "core/bounded_cache.hpp"
+#include "core/session_context.hpp"
 #include "cpu/buffer_pool.hpp"
 #include "cpu/dot_plan.hpp"
-#include "fft/fft_plan.hpp"
 #include "cpu/linalg_cache.hpp"
-#include "core/session_context.hpp"
 #include "tenferro/cpu_backend.hpp"
 
 namespace tenferro::detail {
 
-/// Everything a session checks out. Later families add their plan caches here.
+/// Everything a session checks out. Every cache is a BoundedCache (Note [Bounded
+/// caches]); a family's cache whose values the backend must not see holds
+/// ErasedHandles (FFTW plans: destroyed with the resources, under the planner lock).
 struct CpuResources {
   explicit CpuResources(std::size_t pool_limit) : pool(pool_limit) {}
   BufferPool pool;
-  DotPlanCache dot_plans;
-  FftPlanCache fft_plans;  ///< owns FFTW plans: destroyed with the resources
-  LinalgPlanCache linalg_plans;  ///< LAPACK workspace sizes (src/linalg)
+  DotPlanCache dot_plans{64, std::size_t{1} << 20};
+  LinalgPlanCache linalg_plans{64, std::size_t{64} << 10};  ///< LAPACK workspace sizes (src/linalg)
+  /// FFTW plans (src/fft): fully associative, as replanning costs far more than a scan.
+  BoundedCache<ErasedHandle> fft_plans{32, std::size_t{1} << 20, BoundedCache<ErasedHandle>::kFullyAssociative};
+
+  /// Calls f(cache) on the cache of kind `k`; ArgumentError naming `op` outside the enum.
+  template <class F> decltype(auto) visit_cache(CacheKind k, const char* op, F&& f) {
+    switch (k) {
+      case CacheKind::dot_plans: return f(dot_plans);
+      case CacheKind::linalg_workspaces: return f(linalg_plans);
+      case CacheKind::fft_plans: return f(fft_plans);
+    }
+    throw ArgumentError(op, "cache kind " + std::to_string(static_cast<int>(k)) + " is not a CacheKind");
+  }
 };
 
 /// Shared, reference-counted backend state (the CpuBackend holds one reference, each

@@ -431,7 +431,7 @@ void dot_impl(Session& s, std::string_view op, const Tensor& lhs, const Tensor& 
     }
   } else {
     analyze_dot(op, lhs, rhs, dims, out, local, out_shape);
-    if (len) res.dot_plans.insert(key, len, hash, local);
+    if (len) res.dot_plans.insert(key, len, hash, DotPlan(local));
     plan = &local;
   }
   const DotPlan& p = *plan;
@@ -570,7 +570,7 @@ void grouped_gemm(Session& s, std::span<const GemmItem> items) {
 
 PlanCacheStats dot_plan_cache_stats(Session& s) {
   s.check("dot_plan_cache_stats");
-  return detail::cpu_context(s).resources->dot_plans.stats;
+  return detail::cpu_context(s).resources->dot_plans.stats();
 }
 
 }  // namespace tenferro

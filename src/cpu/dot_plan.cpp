@@ -224,24 +224,4 @@ int dot_cache_key(const Tensor& lhs, const Tensor& rhs, const DotDims& dims, con
   return n;
 }
 
-const DotPlan* DotPlanCache::find(const std::int64_t* key, int len, std::uint64_t hash) {
-  Entry& e = entries_[hash % kCapacity];
-  if (e.len == len && e.hash == hash && std::memcmp(e.key.data(), key, static_cast<std::size_t>(len) * sizeof(std::int64_t)) == 0) {
-    ++stats.hits;
-    return &e.plan;
-  }
-  ++stats.misses;
-  return nullptr;
-}
-
-void DotPlanCache::insert(const std::int64_t* key, int len, std::uint64_t hash, const DotPlan& plan) {
-  Entry& e = entries_[hash % kCapacity];
-  if (e.len) ++stats.evictions;
-  else ++stats.entries;
-  e.hash = hash;
-  e.len = len;
-  std::memcpy(e.key.data(), key, static_cast<std::size_t>(len) * sizeof(std::int64_t));
-  e.plan = plan;
-}
-
 }  // namespace tenferro::detail

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 
+#include "core/bounded_cache.hpp"
 #include "tenferro/dot.hpp"
 
 namespace tenferro::detail {
@@ -58,26 +59,8 @@ bool writable_by_blas(std::int64_t R, std::int64_t C, std::int64_t rs, std::int6
 void analyze_dot(std::string_view op, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, DotPlan& plan,
                  Dims& out_shape);
 
-/// Fixed-capacity cache of plans keyed by (dtypes, shapes, strides, config).
-class DotPlanCache {
- public:
-  static constexpr int kCapacity = 64;
-  /// The cached plan for the key, or null.
-  const DotPlan* find(const std::int64_t* key, int len, std::uint64_t hash);
-  /// Stores a plan (replacing the slot's previous entry).
-  void insert(const std::int64_t* key, int len, std::uint64_t hash, const DotPlan& plan);
-  PlanCacheStats stats;
-
- private:
-  static constexpr int kMaxKey = 4 * kMaxDotAxes * 2 + 16;
-  struct Entry {
-    std::uint64_t hash = 0;
-    int len = 0;
-    std::array<std::int64_t, kMaxKey> key{};
-    DotPlan plan;
-  };
-  std::array<Entry, kCapacity> entries_{};
-};
+/// Plans keyed by (dtypes, shapes, strides, config): Note [Bounded caches].
+using DotPlanCache = BoundedCache<DotPlan>;
 
 /// Serializes the cache key of a call into key[0..len); returns len, or 0 when the call
 /// is too large to cache.

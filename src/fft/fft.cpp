@@ -229,23 +229,23 @@ void run(Session& s, std::string_view op, const Tensor& x, const FftRequest& r, 
   void* in_ptr = const_cast<void*>(src.data());  // read-only unless c2r on our temporary
   void* out_ptr = out.mutable_data(op);
   const bool in_place = in_ptr == out_ptr;
-  std::int64_t key[FftPlanCache::kMaxKey];
+  std::int64_t key[kMaxFftKey];
   std::uint64_t hash = 0;
   const int len = fft_cache_key(p, fft_alignment_of(in_ptr, p.single), fft_alignment_of(out_ptr, p.single), in_place, key, hash);
   // FFTW's parallel loops (plans with threads > 1) run on this session's arena while
   // planning and executing: Note [FFTW threads].
   const FftSessionScope fftw_session(p.threads > 1 ? &s : nullptr);
-  FftPlanCache& cache = cpu_context(s).resources->fft_plans;
-  const FftPlanHandle* plan = cache.find(key, len, hash);
+  BoundedCache<ErasedHandle>& cache = cpu_context(s).resources->fft_plans;
+  ErasedHandle* plan = cache.find(key, len, hash);
   if (!plan) {
     std::int64_t in_lo = 0, in_hi = 0, out_lo = 0, out_hi = 0;
     if (p.measure) {
       std::tie(in_lo, in_hi) = offset_range(src.shape().span(), src.strides().span(), op);
       std::tie(out_lo, out_hi) = offset_range(out.shape().span(), out.strides().span(), op);
     }
-    plan = cache.insert(key, len, hash, make_fft_plan(op, p, in_ptr, out_ptr, in_lo, in_hi, out_lo, out_hi));
+    plan = cache.insert(key, len, hash, owned_fft_plan(make_fft_plan(op, p, in_ptr, out_ptr, in_lo, in_hi, out_lo, out_hi)));
   }
-  execute_fft_plan(*plan, p.kind, in_ptr, out_ptr);
+  execute_fft_plan({plan->get(), p.single}, p.kind, in_ptr, out_ptr);
   // 5. Normalization (FFTW computes unnormalized sums).
   double scale = 1.0;
   const double N = static_cast<double>(total);
@@ -308,7 +308,7 @@ TENFERRO_FFT_OP(irfftn, FftnOptions, c2r)
 
 PlanCacheStats fft_plan_cache_stats(Session& s) {
   s.check("fft_plan_cache_stats");
-  return detail::cpu_context(s).resources->fft_plans.stats;
+  return detail::cpu_context(s).resources->fft_plans.stats();
 }
 
 }  // namespace tenferro

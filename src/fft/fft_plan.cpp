@@ -187,44 +187,10 @@ int fft_cache_key(const FftProblem& p, int in_align, int out_align, bool in_plac
   return n;
 }
 
-FftPlanCache::~FftPlanCache() {
-  for (Entry& e : entries_)
-    if (e.len) destroy_fft_plan(e.plan);
-}
-
-const FftPlanHandle* FftPlanCache::find(const std::int64_t* key, int len, std::uint64_t hash) {
-  for (Entry& e : entries_) {
-    if (e.hash == hash && e.len == len && std::memcmp(e.key.data(), key, static_cast<std::size_t>(len) * sizeof(std::int64_t)) == 0) {
-      ++stats.hits;
-      e.last_use = ++clock_;
-      return &e.plan;
-    }
-  }
-  ++stats.misses;
-  return nullptr;
-}
-
-const FftPlanHandle* FftPlanCache::insert(const std::int64_t* key, int len, std::uint64_t hash, FftPlanHandle plan) {
-  Entry* victim = &entries_[0];
-  for (Entry& e : entries_) {
-    if (!e.len) {
-      victim = &e;
-      break;
-    }
-    if (e.last_use < victim->last_use) victim = &e;
-  }
-  if (victim->len) {
-    destroy_fft_plan(victim->plan);
-    ++stats.evictions;
-  } else {
-    ++stats.entries;
-  }
-  victim->hash = hash;
-  victim->len = len;
-  victim->last_use = ++clock_;
-  std::memcpy(victim->key.data(), key, static_cast<std::size_t>(len) * sizeof(std::int64_t));
-  victim->plan = plan;
-  return &victim->plan;
+ErasedHandle owned_fft_plan(FftPlanHandle h) noexcept {
+  constexpr auto destroy_single = [](void* p) noexcept { destroy_fft_plan({p, true}); };
+  constexpr auto destroy_double = [](void* p) noexcept { destroy_fft_plan({p, false}); };
+  return ErasedHandle(h.plan, h.single ? +destroy_single : +destroy_double);
 }
 
 }  // namespace tenferro::detail

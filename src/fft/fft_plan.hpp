@@ -1,8 +1,8 @@
 #pragma once
-// FFTW plans: the problem description handed to FFTW's guru64 interface, the per-backend
-// plan cache (checked out with the session's resources, like DotPlanCache), and the
-// global planner lock. This header does not include fftw3.h, so the backend's context
-// (src/cpu/context.hpp) can hold the cache without seeing FFTW.
+// FFTW plans: the problem description handed to FFTW's guru64 interface, the cache key and
+// handle the session's plan cache holds (a BoundedCache<ErasedHandle> in the CPU
+// resources, which never see this header), and the global planner lock. This header
+// does not include fftw3.h.
 //
 // Note [FFTW planner lock]
 // FFTW's planner (plan creation and destruction, fftw_plan_with_nthreads) touches
@@ -21,7 +21,7 @@
 #include <array>
 #include <cstdint>
 
-#include "tenferro/dot.hpp"
+#include "core/bounded_cache.hpp"
 #include "tenferro/shape.hpp"
 
 namespace tenferro::detail {
@@ -54,36 +54,8 @@ struct FftPlanHandle {
   bool single = false;
 };
 
-/// Per-backend cache of FFTW plans, fully associative with least-recently-used
-/// eviction (replanning a large transform costs far more than scanning 32 hashes).
-/// Destroying the cache destroys its plans (under the planner lock).
-class FftPlanCache {
- public:
-  static constexpr int kCapacity = 32;
-  /// Header words + (n, is, os) per dimension.
-  static constexpr int kMaxKey = 8 + 3 * kMaxRank;
-  FftPlanCache() = default;
-  FftPlanCache(const FftPlanCache&) = delete;
-  FftPlanCache& operator=(const FftPlanCache&) = delete;
-  ~FftPlanCache();
-
-  /// The cached plan for the key, or null (counts a hit or a miss).
-  const FftPlanHandle* find(const std::int64_t* key, int len, std::uint64_t hash);
-  /// Stores a plan, evicting (and destroying) the least recently used when full.
-  const FftPlanHandle* insert(const std::int64_t* key, int len, std::uint64_t hash, FftPlanHandle plan);
-  PlanCacheStats stats;
-
- private:
-  struct Entry {
-    std::uint64_t hash = 0;
-    std::uint64_t last_use = 0;
-    int len = 0;  ///< 0: empty slot
-    std::array<std::int64_t, kMaxKey> key{};
-    FftPlanHandle plan;
-  };
-  std::uint64_t clock_ = 0;
-  std::array<Entry, kCapacity> entries_{};
-};
+/// Header words + (n, is, os) per dimension of an FFT plan cache key.
+inline constexpr int kMaxFftKey = 8 + 3 * kMaxRank;
 
 /// Serializes the cache key of a problem planned on arrays with the given alignments
 /// (fftw_alignment_of) and in-place relation; returns its length.
@@ -103,6 +75,10 @@ FftPlanHandle make_fft_plan(std::string_view op, const FftProblem& p, void* in, 
 
 /// Destroys a plan under the planner lock.
 void destroy_fft_plan(FftPlanHandle h) noexcept;
+
+/// A plan as the session's plan cache holds it (BoundedCache<ErasedHandle> in the CPU
+/// resources): destroying the handle destroys the plan under the planner lock.
+ErasedHandle owned_fft_plan(FftPlanHandle h) noexcept;
 
 /// Runs a plan on new arrays (fftw_execute_dft / _r2c / _c2r); no lock.
 void execute_fft_plan(const FftPlanHandle& h, FftKind kind, void* in, void* out) noexcept;

@@ -112,9 +112,12 @@ template <class Q> LinalgWorkspace cached_workspace(Session& s, Routine r, DType
                                                     std::int64_t k, Q&& query) {
   LinalgPlanCache& cache = cpu_context(s).resources->linalg_plans;
   const LinalgKey key{static_cast<std::uint32_t>(r), (static_cast<std::uint32_t>(d) << 24) | job, m, n, k};
-  if (const LinalgWorkspace* w = cache.find(key)) return *w;
-  const LinalgWorkspace w = query();
-  cache.insert(key, w);
+  std::int64_t words[4];
+  std::uint64_t hash = 0;
+  const int len = key.words(words, hash);
+  if (const LinalgWorkspace* w = cache.find(words, len, hash)) return *w;
+  LinalgWorkspace w = query();
+  cache.insert(words, len, hash, LinalgWorkspace(w));
   return w;
 }
 
