@@ -217,12 +217,13 @@ TENFERRO_API Tensor cumprod(Session& s, const Tensor& x, std::int64_t axis);
 TENFERRO_API void cumprod_into(Session& s, const Tensor& x, std::int64_t axis, const Tensor& out);
 /// exp(x - m) / Σ exp(x - m) along `axis`, m the slice's maximum (stable: no overflow).
 /// Float dtypes only (DTypeError otherwise: complex has no maximum to shift by). A slice
-/// that holds NaN, or is all -inf, or holds +inf, gives NaN where the shifted formula
-/// does (x - m = NaN); otherwise every value is in [0, 1] and a slice sums to 1.
+/// that holds NaN or +inf, or is all -inf, is NaN throughout (the shifted formula has
+/// x - m = NaN there); other slices are unaffected, in [0, 1], and sum to 1.
 TENFERRO_API Tensor softmax(Session& s, const Tensor& x, std::int64_t axis);
 TENFERRO_API void softmax_into(Session& s, const Tensor& x, std::int64_t axis, const Tensor& out);
 /// x - logsumexp(x) along `axis`, computed as (x - m) - log Σ exp(x - m) (stable, no
-/// log of an underflowed softmax). Float dtypes only; NaN cases as softmax.
+/// log of an underflowed softmax: log_softmax([-1000, 0]) = [-1000, 0]). Float dtypes
+/// only; the NaN slices of softmax are NaN here too.
 TENFERRO_API Tensor log_softmax(Session& s, const Tensor& x, std::int64_t axis);
 TENFERRO_API void log_softmax_into(Session& s, const Tensor& x, std::int64_t axis, const Tensor& out);
 
