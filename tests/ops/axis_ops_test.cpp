@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "support/alloc_counter.hpp"
 #include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
@@ -344,6 +345,28 @@ TEST(AxisOpsParallel, ResultsDoNotDependOnThreadCount) {
     const Tensor b = two.with_session(f);
     EXPECT_EQ(bytes_of(a), bytes_of(b));
   }
+}
+
+// ---------------------------------------------------------------- allocation
+
+TEST(AxisOpsAlloc, IntoFormsDoNotHeapAllocateInHeldSession) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  std::mt19937_64 rng(3);
+  const Tensor x = random_tensor(rng, {16, 8, 4}, DType::f64);
+  const Tensor xt = random_layout(rng, {16, 8, 4}, DType::f64, Layout::transposed);
+  const Tensor xi = random_tensor(rng, {16, 8, 4}, DType::i32);
+  Tensor out = Tensor::empty({16, 8, 4}, DType::f64), outi = Tensor::empty({16, 8, 4}, DType::i32);
+  auto run = [&] {
+    cumsum_into(s, x, 1, out);
+    cumprod_into(s, xt, -1, out);
+    cumsum_into(s, xi, 0, outi);
+    softmax_into(s, xt, 1, out);
+    log_softmax_into(s, x, 0, out);
+    (void)softmax(s, x, 2);  // allocating: the result block comes from the session's pool
+  };
+  run();  // warm the pool
+  EXPECT_NO_ALLOCATION(run());
 }
 
 }  // namespace
