@@ -72,6 +72,14 @@ TENFERRO_AD_UNARY(acos)
 TENFERRO_AD_UNARY(atan)
 TENFERRO_AD_UNARY(sinh)
 TENFERRO_AD_UNARY(cosh)
+/// log2: 1/(x ln 2); exp2: 2^x ln 2; cbrt: 1/(3 cbrt(x)^2) (inf at 0); softplus:
+/// sigmoid(x); silu: σ(x)(1 + x(1 - σ(x))); gelu: Φ(x) + x φ(x).
+TENFERRO_AD_UNARY(log2)
+TENFERRO_AD_UNARY(exp2)
+TENFERRO_AD_UNARY(cbrt)
+TENFERRO_AD_UNARY(softplus)
+TENFERRO_AD_UNARY(silu)
+TENFERRO_AD_UNARY(gelu)
 /// A compact copy.
 TENFERRO_AD_UNARY(copy)
 #undef TENFERRO_AD_UNARY
@@ -105,10 +113,24 @@ TENFERRO_AD_REDUCTION(max)
 TENFERRO_AD_REDUCTION(min)
 TENFERRO_AD_REDUCTION(mean)
 TENFERRO_AD_REDUCTION(sum_squares)
+/// logsumexp: the cotangent times softmax weights e^(x - y) (NaN on a slice that is all
+/// -inf, where the derivative is undefined).
+TENFERRO_AD_REDUCTION(logsumexp)
 #undef TENFERRO_AD_REDUCTION
 /// argmax/argmin: constant i64 tensors (not differentiable).
 TENFERRO_API EagerTensor argmax(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> axes, bool keepdims = false);
 TENFERRO_API EagerTensor argmin(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> axes, bool keepdims = false);
+
+// Along one axis (ops.hpp). cumsum: VJP is the reversed cumsum of the cotangent.
+// cumprod: JVP and VJP are first-order linear recurrences (dy[k] = x[k]·dy[k-1] +
+// y[k-1]·t[k]; the VJP runs the adjoint recurrence backwards and multiplies by the
+// exclusive product y[k-1]), evaluated by a log-depth parallel prefix scan of pad and
+// mul ops: no division, so zeros in x (one or several) give exact derivatives.
+// softmax: y·(g - Σ g·y); log_softmax: g - softmax·Σ g.
+TENFERRO_API EagerTensor cumsum(Context& ctx, const EagerTensor& x, std::int64_t axis);
+TENFERRO_API EagerTensor cumprod(Context& ctx, const EagerTensor& x, std::int64_t axis);
+TENFERRO_API EagerTensor softmax(Context& ctx, const EagerTensor& x, std::int64_t axis);
+TENFERRO_API EagerTensor log_softmax(Context& ctx, const EagerTensor& x, std::int64_t axis);
 
 /// sum(conj(a)·b) (rank 0).
 TENFERRO_API EagerTensor vdot(Context& ctx, const EagerTensor& a, const EagerTensor& b);

@@ -122,6 +122,25 @@ TENFERRO_UNARY_OP(acos)
 TENFERRO_UNARY_OP(atan)
 TENFERRO_UNARY_OP(sinh)
 TENFERRO_UNARY_OP(cosh)
+// log2, exp2: float and complex dtypes (complex: log(z)/ln 2 on log's principal branch,
+// exp(z·ln 2)). cbrt, softplus, silu, gelu: float dtypes only (cbrt is the real cube
+// root, cbrt(-8) = -2; the stable forms below branch on the sign of x, which complex
+// numbers lack). Errors: the common ones (DTypeError for integer, bool and, where
+// float-only, complex inputs).
+/// Base-2 logarithm (log2(0) = -inf, log2(x < 0) = NaN for real x).
+TENFERRO_UNARY_OP(log2)
+/// 2^x.
+TENFERRO_UNARY_OP(exp2)
+/// Real cube root, odd: cbrt(-x) = -cbrt(x).
+TENFERRO_UNARY_OP(cbrt)
+/// log(1 + e^x), computed stably (max(x, 0) + log1p(e^-|x|)): no overflow for large x
+/// (softplus(1000) = 1000), full relative accuracy for very negative x.
+TENFERRO_UNARY_OP(softplus)
+/// x·sigmoid(x) (SiLU / swish); silu(-inf) = -0.
+TENFERRO_UNARY_OP(silu)
+/// Exact (erf-form) GELU: x·Φ(x) = ½·x·(1 + erf(x/√2)), computed as ½·x·erfc(-x/√2)
+/// (accurate in the left tail); gelu(-inf) = -0.
+TENFERRO_UNARY_OP(gelu)
 #undef TENFERRO_UNARY_OP
 
 // ---------------------------------------------------------------- conversion and copies
@@ -174,7 +193,39 @@ TENFERRO_REDUCTION_OP(mean)
 TENFERRO_REDUCTION_OP(sum_squares)
 TENFERRO_REDUCTION_OP(argmax)
 TENFERRO_REDUCTION_OP(argmin)
+/// log(Σ exp(x)) over the axes, computed stably: the running maximum m is factored out
+/// (m + log Σ exp(x - m)), so no exp overflows or underflows to a spurious -inf. Float
+/// dtypes only (DTypeError otherwise); result in x's dtype. An empty reduction and a
+/// slice that is all -inf give -inf; a +inf element gives +inf; NaN propagates (over
+/// +inf too). Other errors: as every reduction.
+TENFERRO_REDUCTION_OP(logsumexp)
 #undef TENFERRO_REDUCTION_OP
+
+// ---------------------------------------------------------------- along one axis
+// Scans and normalizations along one axis of x (negative axes count from the end;
+// AxisError for an axis outside [-rank, rank), so a rank-0 x always is one). The result
+// has x's shape; an `_into` output must have it too (ShapeError) and x's dtype
+// (DTypeError); it may be x itself (element for element) but not partially overlap it
+// (ArgumentError). Other errors: as every op (ops.hpp header).
+/// Inclusive prefix sum along `axis`: y[i] = x[0] + ... + x[i]. Numeric dtypes (bool is a
+/// DTypeError: convert first); integers wrap, as add does; floats add left to right.
+TENFERRO_API Tensor cumsum(Session& s, const Tensor& x, std::int64_t axis);
+TENFERRO_API void cumsum_into(Session& s, const Tensor& x, std::int64_t axis, const Tensor& out);
+/// Inclusive prefix product along `axis`: y[i] = x[0]·...·x[i]. Numeric dtypes; integers
+/// wrap, as mul does.
+TENFERRO_API Tensor cumprod(Session& s, const Tensor& x, std::int64_t axis);
+TENFERRO_API void cumprod_into(Session& s, const Tensor& x, std::int64_t axis, const Tensor& out);
+/// exp(x - m) / Σ exp(x - m) along `axis`, m the slice's maximum (stable: no overflow).
+/// Float dtypes only (DTypeError otherwise: complex has no maximum to shift by). A slice
+/// that holds NaN or +inf, or is all -inf, is NaN throughout (the shifted formula has
+/// x - m = NaN there); other slices are unaffected, in [0, 1], and sum to 1.
+TENFERRO_API Tensor softmax(Session& s, const Tensor& x, std::int64_t axis);
+TENFERRO_API void softmax_into(Session& s, const Tensor& x, std::int64_t axis, const Tensor& out);
+/// x - logsumexp(x) along `axis`, computed as (x - m) - log Σ exp(x - m) (stable, no
+/// log of an underflowed softmax: log_softmax([-1000, 0]) = [-1000, 0]). Float dtypes
+/// only; the NaN slices of softmax are NaN here too.
+TENFERRO_API Tensor log_softmax(Session& s, const Tensor& x, std::int64_t axis);
+TENFERRO_API void log_softmax_into(Session& s, const Tensor& x, std::int64_t axis, const Tensor& out);
 
 // ---------------------------------------------------------------- BLAS-1
 /// sum(conj(a) * b) over all elements, as a rank-0 tensor of the promoted dtype.

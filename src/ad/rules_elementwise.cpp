@@ -311,6 +311,19 @@ Tensor analytic_derivative(Session& s, const Node& n) {
     case OpId::atan: return T::div(s, 1.0, T::add(s, T::mul(s, x, x), 1.0));
     case OpId::sinh: return T::cosh(s, x);
     case OpId::cosh: return T::sinh(s, x);
+    case OpId::log2: return T::div(s, 1.0 / std::numbers::ln2, x);
+    case OpId::exp2: return T::mul(s, y, std::numbers::ln2);
+    case OpId::cbrt: return T::div(s, 1.0 / 3.0, T::mul(s, y, y));  // 1 / (3 x^(2/3)); inf at 0
+    case OpId::softplus: return T::sigmoid(s, x);
+    case OpId::silu: {  // σ + x σ (1 - σ) = σ (1 + x (1 - σ))
+      Tensor sg = T::sigmoid(s, x);
+      return T::mul(s, sg, T::add(s, T::mul(s, x, T::sub(s, 1.0, sg)), 1.0));
+    }
+    case OpId::gelu: {  // Φ(x) + x φ(x), Φ = ½ (1 + erf(x/√2)), φ = e^(-x²/2) / √(2π)
+      Tensor cdf = T::add(s, T::mul(s, T::erf(s, T::mul(s, x, std::numbers::sqrt2 / 2)), 0.5), 0.5);
+      Tensor pdf = T::mul(s, T::exp(s, T::mul(s, T::mul(s, x, x), -0.5)), std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+      return T::add(s, cdf, T::mul(s, x, pdf));
+    }
     default: throw InternalError("ad", "analytic_derivative: not an analytic op");
   }
 }
@@ -352,7 +365,8 @@ void register_elementwise_rules(std::array<Rules, tenferro::detail::kNumOps>& t)
   set(OpId::imag, jvp_imag, vjp_imag);
   set(OpId::angle, jvp_angle, vjp_angle);
   for (OpId op : {OpId::exp, OpId::log, OpId::sin, OpId::cos, OpId::tan, OpId::tanh, OpId::sqrt, OpId::rsqrt, OpId::expm1,
-                  OpId::log1p, OpId::erf, OpId::sigmoid, OpId::asin, OpId::acos, OpId::atan, OpId::sinh, OpId::cosh})
+                  OpId::log1p, OpId::erf, OpId::sigmoid, OpId::asin, OpId::acos, OpId::atan, OpId::sinh, OpId::cosh,
+                  OpId::log2, OpId::exp2, OpId::cbrt, OpId::softplus, OpId::silu, OpId::gelu})
     set(op, jvp_analytic, vjp_analytic);
   set(OpId::convert, jvp_identity, vjp_identity);
   set(OpId::cast, jvp_identity, vjp_identity);
@@ -429,6 +443,12 @@ TENFERRO_AD_UNARY(acos)
 TENFERRO_AD_UNARY(atan)
 TENFERRO_AD_UNARY(sinh)
 TENFERRO_AD_UNARY(cosh)
+TENFERRO_AD_UNARY(log2)
+TENFERRO_AD_UNARY(exp2)
+TENFERRO_AD_UNARY(cbrt)
+TENFERRO_AD_UNARY(softplus)
+TENFERRO_AD_UNARY(silu)
+TENFERRO_AD_UNARY(gelu)
 #undef TENFERRO_AD_UNARY
 
 EagerTensor sign(Context& ctx, const EagerTensor& x) { return EagerTensor(T::sign(ctx.session(), x.value())); }

@@ -4,6 +4,7 @@
 //   other elements of its slice, computed with prefix and suffix products (no division),
 //   so zeros (even several) give exact results.
 // - max/min: the cotangent is split equally among tied extrema (JAX's rule).
+// - logsumexp, and the ops along one axis (cumsum, cumprod, softmax, log_softmax).
 #include "ad/tape.hpp"
 #include "tenferro/structural.hpp"
 
@@ -176,6 +177,92 @@ Tensor jvp_vdot(Session& s, const Node& n, const Tensor* t) {
   return r;
 }
 
+// logsumexp: y = log Σ e^x; dy = Σ w·dx with w = e^(x - y) (the softmax weights).
+Tensor lse_weights(Session& s, const Node& n) { return T::exp(s, T::sub(s, n.x[0], expand(s, n, n.y))); }
+void vjp_logsumexp(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {T::mul(s, expand(s, n, g), lse_weights(s, n)), true};
+}
+Tensor jvp_logsumexp(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? sum_like(s, n, T::mul(s, t[0], lse_weights(s, n))) : Tensor();
+}
+
+// ---------------------------------------------------------------- along one axis
+// The node keeps x, y and the axis (normalized) in i0.
+
+/// t reversed along `axis` (a negative-stride view: no copy).
+Tensor flip(const Tensor& t, std::int64_t axis) {
+  return t.slice_view(static_cast<int>(axis), Tensor::kSliceEnd, Tensor::kSliceEnd, -1);
+}
+/// t shifted by d (> 0: towards higher indices, < 0: lower) along `axis`, the vacated
+/// entries `fill`: one pad op (low d, high -d crops what falls off).
+Tensor shift(Session& s, const Tensor& t, std::int64_t axis, std::int64_t d, Scalar fill) {
+  Dims low(t.rank(), 0), high(t.rank(), 0), interior(t.rank(), 0);
+  low[static_cast<int>(axis)] = d;
+  high[static_cast<int>(axis)] = -d;
+  return T::pad(s, t, fill, low.span(), high.span(), interior.span());
+}
+/// The first-order linear recurrence h[k] = a[k]·h[k-1] + b[k] (h[-1] = 0) along
+/// `axis`, by the Hillis–Steele parallel prefix scan over the affine maps h -> a·h + b
+/// (composition (a1, b1) then (a2, b2) = (a1·a2, a2·b1 + b2); Blelloch, "Prefix sums and
+/// their applications", 1990): ceil(log2 n) rounds of pad, mul and add ops, O(n log n)
+/// work, no division. Example, n = 4: after round d = 1, B[k] = b[k] + a[k]·b[k-1];
+/// after d = 2, B[3] = b[3] + a[3]·b[2] + a[3]·a[2]·b[1] + a[3]·a[2]·a[1]·b[0].
+Tensor linear_recurrence(Session& s, Tensor a, Tensor b, std::int64_t axis) {
+  const std::int64_t n = b.extent(static_cast<int>(axis));
+  for (std::int64_t d = 1; d < n; d *= 2) {
+    b = T::add(s, T::mul(s, a, shift(s, b, axis, d, 0.0)), b);
+    if (2 * d < n) a = T::mul(s, a, shift(s, a, axis, d, 1.0));
+  }
+  return b;
+}
+
+void vjp_cumsum(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {flip(T::cumsum(s, flip(g, n.i0), n.i0), n.i0), false};
+}
+Tensor jvp_cumsum(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? T::cumsum(s, t[0], n.i0) : Tensor(); }
+
+// cumprod: y[k] = y[k-1]·x[k]. Tangent: dy[k] = x[k]·dy[k-1] + e[k]·t[k] with the
+// exclusive product e[k] = y[k-1] (e[0] = 1). Cotangent: gx[k] = conj(e[k])·r[k] with
+// r[k] = g[k] + conj(x[k+1])·r[k+1] (r[n] = 0), the adjoint recurrence, run on the
+// reversed axis. Neither divides by x, so zeros are exact (Note [prod with zeros]).
+Tensor exclusive_prod(Session& s, const Node& n) { return shift(s, n.y, n.i0, 1, 1.0); }
+void vjp_cumprod(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  Tensor next = detail::conj_if_complex(s, shift(s, n.x[0], n.i0, -1, 0.0));  // conj(x[k+1]), 0 at the end
+  Tensor r = flip(linear_recurrence(s, flip(next, n.i0), flip(g, n.i0), n.i0), n.i0);
+  out[0] = {T::mul(s, r, detail::conj_if_complex(s, exclusive_prod(s, n))), true};
+}
+Tensor jvp_cumprod(Session& s, const Node& n, const Tensor* t) {
+  if (!t[0].defined()) return {};
+  return linear_recurrence(s, n.x[0], T::mul(s, exclusive_prod(s, n), t[0]), n.i0);
+}
+
+/// Σ over the node's axis, kept with extent 1.
+Tensor axis_sum(Session& s, const Node& n, const Tensor& t) {
+  const std::int64_t ax[] = {n.i0};
+  return T::sum(s, t, ax, true);
+}
+// softmax: dy = y·(dx - Σ y·dx); vjp y·(g - Σ g·y) (real dtypes: self-adjoint).
+void vjp_softmax(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {T::mul(s, n.y, T::sub(s, g, axis_sum(s, n, T::mul(s, g, n.y)))), true};
+}
+Tensor jvp_softmax(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? T::mul(s, n.y, T::sub(s, t[0], axis_sum(s, n, T::mul(s, t[0], n.y)))) : Tensor();
+}
+// log_softmax: dy = dx - Σ p·dx, p = e^y; vjp g - p·Σ g.
+void vjp_log_softmax(Session& s, const Node& n, const Tensor& g, Grad* out) {
+  out[0] = {T::sub(s, g, T::mul(s, T::exp(s, n.y), axis_sum(s, n, g))), true};
+}
+Tensor jvp_log_softmax(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? T::sub(s, t[0], axis_sum(s, n, T::mul(s, T::exp(s, n.y), t[0]))) : Tensor();
+}
+
+EagerTensor along_axis(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, std::int64_t axis) {
+  return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) {
+    n.x[0] = x.value();
+    n.i0 = detail::norm_axis(axis, x.value().rank());
+  });
+}
+
 EagerTensor reduction(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, std::span<const std::int64_t> axes, bool all,
                       bool keepdims) {
   return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) {
@@ -199,6 +286,11 @@ void register_reduce_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
   set(OpId::min, jvp_extremum, vjp_extremum);
   set(OpId::prod, jvp_prod, vjp_prod);
   set(OpId::vdot, jvp_vdot, vjp_vdot);
+  set(OpId::logsumexp, jvp_logsumexp, vjp_logsumexp);
+  set(OpId::cumsum, jvp_cumsum, vjp_cumsum);
+  set(OpId::cumprod, jvp_cumprod, vjp_cumprod);
+  set(OpId::softmax, jvp_softmax, vjp_softmax);
+  set(OpId::log_softmax, jvp_log_softmax, vjp_log_softmax);
 }
 }  // namespace detail
 
@@ -216,7 +308,18 @@ TENFERRO_AD_REDUCTION(max)
 TENFERRO_AD_REDUCTION(min)
 TENFERRO_AD_REDUCTION(mean)
 TENFERRO_AD_REDUCTION(sum_squares)
+TENFERRO_AD_REDUCTION(logsumexp)
 #undef TENFERRO_AD_REDUCTION
+
+#define TENFERRO_AD_ALONG_AXIS(name)                                                   \
+  EagerTensor name(Context& ctx, const EagerTensor& x, std::int64_t axis) {            \
+    return along_axis(ctx, OpId::name, T::name(ctx.session(), x.value(), axis), x, axis); \
+  }
+TENFERRO_AD_ALONG_AXIS(cumsum)
+TENFERRO_AD_ALONG_AXIS(cumprod)
+TENFERRO_AD_ALONG_AXIS(softmax)
+TENFERRO_AD_ALONG_AXIS(log_softmax)
+#undef TENFERRO_AD_ALONG_AXIS
 
 EagerTensor argmax(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> axes, bool keepdims) {
   return EagerTensor(T::argmax(ctx.session(), x.value(), axes, keepdims));

@@ -215,5 +215,58 @@ struct Sigmoid {
   }
 };
 
+// ---- analytic, added with the catalogue rows log2 exp2 cbrt softplus silu gelu ----
+/// log2: std::log2 for reals; log(z)/ln 2 for complex (principal branch, as log).
+struct Log2 {
+  template <class T> T operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) {
+      using R = typename T::value_type;
+      return std::log(a) * R(1.442695040888963407359924681001892137L);  // 1 / ln 2
+    } else {
+      return std::log2(a);
+    }
+  }
+};
+/// exp2: std::exp2 for reals; exp(z·ln 2) for complex.
+struct Exp2 {
+  template <class T> T operator()(T a) const noexcept {
+    if constexpr (is_complex_v<T>) {
+      using R = typename T::value_type;
+      return std::exp(a * R(0.693147180559945309417232121458176568L));
+    } else {
+      return std::exp2(a);
+    }
+  }
+};
+/// Real cube root (cbrt(-8) = -2; the op takes float dtypes only).
+struct Cbrt {
+  template <class T> T operator()(T a) const noexcept { return std::cbrt(a); }
+};
+/// softplus(x) = log(1 + e^x), written x + log1p(e^-x) for x > 0 and log1p(e^x)
+/// otherwise: e^x never overflows, and log1p keeps the left tail (softplus(-40) =
+/// 4.2e-18) accurate. Float dtypes only.
+struct Softplus {
+  template <class T> T operator()(T a) const noexcept { return a > 0 ? a + std::log1p(std::exp(-a)) : std::log1p(std::exp(a)); }
+};
+/// silu(x) = x·sigmoid(x) (sigmoid's overflow-free branches); silu(-inf) = -0, the
+/// limit (the product would be -inf·0 = NaN). Float dtypes only.
+struct Silu {
+  template <class T> T operator()(T a) const noexcept {
+    if (a >= 0) return a / (T(1) + std::exp(-a));
+    if (a == -std::numeric_limits<T>::infinity()) return -T(0);
+    const T e = std::exp(a);
+    return a * e / (T(1) + e);
+  }
+};
+/// gelu(x) = x·Φ(x) = ½·x·(1 + erf(x/√2)), computed as ½·x·erfc(-x/√2): the same value
+/// without the cancellation of 1 + erf in the left tail (gelu(-10) = -7.6e-23 keeps its
+/// relative accuracy); gelu(-inf) = -0, the limit. Float dtypes only.
+struct Gelu {
+  template <class T> T operator()(T a) const noexcept {
+    if (a == -std::numeric_limits<T>::infinity()) return -T(0);
+    return T(0.5) * a * std::erfc(-a * T(0.707106781186547524400844362104849039L));
+  }
+};
+
 // ---- conversions ----
 }  // namespace tenferro::detail::fn

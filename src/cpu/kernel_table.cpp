@@ -18,7 +18,7 @@ constexpr KernelTable make_cpu_table() {
   for (OpId op : {
     OpId::exp, OpId::log, OpId::sin, OpId::cos, OpId::tan, OpId::tanh, OpId::sqrt, OpId::rsqrt,
     OpId::expm1, OpId::log1p, OpId::erf, OpId::sigmoid, OpId::asin, OpId::acos, OpId::atan,
-    OpId::sinh, OpId::cosh
+    OpId::sinh, OpId::cosh, OpId::log2, OpId::exp2, OpId::cbrt, OpId::softplus, OpId::silu, OpId::gelu
   }) t[static_cast<int>(op)] = kernel_entry(op);
   // conversion
   for (OpId op : {
@@ -27,7 +27,7 @@ constexpr KernelTable make_cpu_table() {
   // reduction
   for (OpId op : {
     OpId::sum, OpId::prod, OpId::max, OpId::min, OpId::mean, OpId::sum_squares, OpId::argmax,
-    OpId::argmin
+    OpId::argmin, OpId::logsumexp, OpId::cumsum, OpId::cumprod, OpId::softmax, OpId::log_softmax
   }) t[static_cast<int>(op)] = kernel_entry(op);
   // blas1
   for (OpId op : {

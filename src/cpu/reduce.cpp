@@ -1,4 +1,4 @@
-// Reductions: sum prod max min mean sum_squares argmax argmin (ops.hpp). Each op
+// Reductions: sum prod max min mean sum_squares argmax argmin logsumexp (ops.hpp). Each op
 // validates everything (session, x, dtype, axes, emptiness, output) before anything is
 // written, dispatches once on x's dtype and runs a template driver: reduce_values from
 // reduce_kernels.hpp, or reduce_arg below (Note [Reduction loop order], Note
@@ -235,9 +235,43 @@ template <class T, bool Max> void reduce_arg(const Session& s, const Tensor& x, 
   });
 }
 
+// ---------------------------------------------------------------- logsumexp
+
+/// logsumexp as a value reduction: the accumulator is a pair (m, s) standing for
+/// m + log(s), with m the largest element seen. Combining rescales the smaller side,
+/// (m1, s1) + (m2, s2) = (m1, s1 + s2·e^(m2 - m1)) for m1 >= m2: one exp per element,
+/// no exp of a positive number (no overflow), and associative, so the pairwise lanes
+/// and fixed blocks of reduce_values apply unchanged (the online softmax normalizer of
+/// Milakov & Gimelshein, "Online normalizer calculation for softmax", 2018). A NaN m
+/// wins; m = -inf (nothing but -inf seen) stays (-inf, 0); m = +inf gives +inf.
+template <class T> struct LogSumExpTraits {
+  struct Acc {
+    T m, s;
+  };
+  using In = T;
+  using Out = T;
+  static constexpr std::int64_t kCost = 16;
+  static constexpr bool kFinish = false;
+  static Acc identity() noexcept { return {-std::numeric_limits<T>::infinity(), T(0)}; }
+  static Out empty() noexcept { return -std::numeric_limits<T>::infinity(); }
+  static Acc load(In x) noexcept { return {x, T(1)}; }
+  static Acc combine(Acc a, Acc b) noexcept {
+    if (a.m != a.m) return a;
+    if (b.m != b.m) return b;
+    if (b.m > a.m) std::swap(a, b);
+    if (a.m == -std::numeric_limits<T>::infinity()) return {a.m, T(0)};
+    if (a.m == std::numeric_limits<T>::infinity()) return {a.m, T(1)};
+    return {a.m, a.s + b.s * std::exp(b.m - a.m)};
+  }
+  /// A partial result o (in the output) is the pair (o, 1): logsumexp(o) = o.
+  static Acc from_out(Out o) noexcept { return {o, T(1)}; }
+  static Out store(Acc a) noexcept { return a.m + std::log(a.s); }
+  static Out finish(Out o, std::int64_t) noexcept { return o; }
+};
+
 // ---------------------------------------------------------------- ops
 
-enum class Red : std::uint8_t { sum, prod, max, min, mean, sum_squares, argmax, argmin };
+enum class Red : std::uint8_t { sum, prod, max, min, mean, sum_squares, argmax, argmin, logsumexp };
 
 constexpr std::string_view red_name(Red r) noexcept {
   switch (r) {
@@ -249,6 +283,7 @@ constexpr std::string_view red_name(Red r) noexcept {
     case Red::sum_squares: return "sum_squares";
     case Red::argmax: return "argmax";
     case Red::argmin: return "argmin";
+    case Red::logsumexp: return "logsumexp";
   }
   return "?";
 }
@@ -259,6 +294,7 @@ constexpr DTypeSet red_set(Red r) noexcept {
     case Red::prod:
     case Red::mean: return DTypeSet::all;
     case Red::sum_squares: return DTypeSet::numeric;
+    case Red::logsumexp: return DTypeSet::floating;
     default: return DTypeSet::real;
   }
 }
@@ -273,7 +309,8 @@ constexpr DType red_dtype(Red r, DType d) noexcept {
     case Red::mean: return is_inexact(d) ? d : DType::f64;
     case Red::sum_squares: return real_dtype(d);
     case Red::max:
-    case Red::min: return d;
+    case Red::min:
+    case Red::logsumexp: return d;
     case Red::argmax:
     case Red::argmin: return DType::i64;
   }
@@ -343,6 +380,11 @@ void execute(const Session& s, Red r, const Tensor& x, const Tensor& out, std::u
     case Red::argmin:
       visit_dtype<DTypeSet::real>(op, x.dtype(), [&](auto t) { reduce_arg<typename decltype(t)::type, false>(s, x, out, mask); });
       return;
+    case Red::logsumexp:
+      visit_dtype<DTypeSet::floating>(op, x.dtype(), [&](auto t) {
+        reduce_values<LogSumExpTraits<typename decltype(t)::type>>(s, x, out, mask);
+      });
+      return;
   }
 }
 
@@ -382,6 +424,7 @@ TENFERRO_DEFINE_REDUCTION(mean)
 TENFERRO_DEFINE_REDUCTION(sum_squares)
 TENFERRO_DEFINE_REDUCTION(argmax)
 TENFERRO_DEFINE_REDUCTION(argmin)
+TENFERRO_DEFINE_REDUCTION(logsumexp)
 #undef TENFERRO_DEFINE_REDUCTION
 
 }  // namespace tenferro

@@ -102,6 +102,12 @@ void unary(Session& s, OpId id, const Tensor& x, const Tensor* out, Tensor& resu
     case OpId::atan: return run_unary<I>(s, args.op, d, plan, fn::Atan{}, kAnalytic);
     case OpId::sinh: return run_unary<I>(s, args.op, d, plan, fn::Sinh{}, kAnalytic);
     case OpId::cosh: return run_unary<I>(s, args.op, d, plan, fn::Cosh{}, kAnalytic);
+    case OpId::log2: return run_unary<I>(s, args.op, d, plan, fn::Log2{}, kAnalytic);
+    case OpId::exp2: return run_unary<I>(s, args.op, d, plan, fn::Exp2{}, kAnalytic);
+    case OpId::cbrt: return run_unary<DTypeSet::floating>(s, args.op, d, plan, fn::Cbrt{}, kAnalytic);
+    case OpId::softplus: return run_unary<DTypeSet::floating>(s, args.op, d, plan, fn::Softplus{}, kAnalytic);
+    case OpId::silu: return run_unary<DTypeSet::floating>(s, args.op, d, plan, fn::Silu{}, kAnalytic);
+    case OpId::gelu: return run_unary<DTypeSet::floating>(s, args.op, d, plan, fn::Gelu{}, kAnalytic);
     default: throw InternalError(args.op, "not a unary op");
   }
 }
@@ -143,6 +149,12 @@ TENFERRO_DEFINE_UNARY(acos)
 TENFERRO_DEFINE_UNARY(atan)
 TENFERRO_DEFINE_UNARY(sinh)
 TENFERRO_DEFINE_UNARY(cosh)
+TENFERRO_DEFINE_UNARY(log2)
+TENFERRO_DEFINE_UNARY(exp2)
+TENFERRO_DEFINE_UNARY(cbrt)
+TENFERRO_DEFINE_UNARY(softplus)
+TENFERRO_DEFINE_UNARY(silu)
+TENFERRO_DEFINE_UNARY(gelu)
 #undef TENFERRO_DEFINE_UNARY
 
 }  // namespace tenferro

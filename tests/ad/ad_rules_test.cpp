@@ -11,6 +11,7 @@
 
 #include "ad/tape.hpp"
 #include "ad/ad_check.hpp"
+#include "ad/cases_axis_ops.hpp"
 #include "ad/cases_fft.hpp"
 #include "ad/cases_linalg.hpp"
 #include "ad/cases_lu_eig.hpp"
@@ -86,7 +87,15 @@ std::vector<RuleCase> cases() {
   TF_ANALYTIC(atan, -0.6, 0.6, true)
   TF_ANALYTIC(sinh, -1, 1, true)
   TF_ANALYTIC(cosh, -1, 1, true)
+  TF_ANALYTIC(log2, 0.5, 2, true)
+  TF_ANALYTIC(exp2, -1, 1, true)
+  TF_ANALYTIC(cbrt, 0.5, 2, false)
+  TF_ANALYTIC(softplus, -2, 2, false)
+  TF_ANALYTIC(silu, -2, 2, false)
+  TF_ANALYTIC(gelu, -2, 2, false)
 #undef TF_ANALYTIC
+  add("cbrt", "cbrt_negative", {{m34, -2, -0.5}}, [](auto& c, Args x) { return Out{ad::cbrt(c, x[0])}; }, false);
+  add("softplus", "softplus_large_magnitude", {{m34, -30, 30}}, [](auto& c, Args x) { return Out{ad::softplus(c, x[0])}; }, false);
   add("convert", "convert_to_complex", {{m34}}, [](auto& c, Args x) { return Out{ad::convert(c, x[0], DType::c128)}; }, false);
   add("cast", "cast_complex_to_real", {{m34}}, [](auto& c, Args x) { return Out{ad::cast(c, x[0], DType::f64)}; }, true, false);
   add("cast", "cast_to_complex_real_part", {{m34}}, [](auto& c, Args x) {
@@ -201,6 +210,7 @@ std::vector<RuleCase> cases() {
   add_fft_cases(add);
   add_linalg_misc_cases(add);
   add_misc_ops_cases(add);
+  add_axis_ops_cases(add);
   // ---- several outputs
   add("mul", "two_outputs", {{m34}, {m34}}, [](auto& c, Args x) {
     return Out{ad::mul(c, x[0], x[1]), ad::sum(c, ad::exp(c, x[0]), {1})};
@@ -260,6 +270,34 @@ TEST(AdSupport, EveryRuleInTheCatalogueHasACaseAndATableEntry) {
 }  // namespace
 
 namespace {
+// cumprod's rules at inputs with zeros (one per slice, several, a leading and a trailing
+// one): the exclusive-product formulation never divides by x, so central differences
+// (exact up to rounding for a polynomial) and the dot-product test hold there too.
+TEST(AdRulesAtZeros, CumprodWithZerosMatchesCentralDifferences) {
+  HeldSession s = backend().open_session();
+  for (DType d : {DType::f64, DType::c128}) {
+    SCOPED_TRACE(std::string(dtype_name(d)));
+    const Tensor x = tenferro::cast(s, Tensor::from_data<double>({5, 4}, {2, 0, 3, 0.5, 1.5,  //
+                                                                          0, 0, 1.2, -2, 0.7,  //
+                                                                          1.1, 0.9, -0.8, 1.3, 0,  //
+                                                                          0.6, 1.4, 0, 0, 0}),
+                                    d);
+    const ad::MultiFn f = [](ad::Context& c, Args a) { return Out{ad::cumprod(c, a[0], 0)}; };
+    for (std::uint64_t seed : {11u, 12u}) {
+      const auto r = check_derivatives(s, f, {x}, seed);
+      EXPECT_LT(r.jvp_vs_fd, 1e-8);
+      EXPECT_LT(r.dot_jvp, 1e-12);
+      EXPECT_LT(r.dot_fd, 1e-8);
+    }
+    // And one gradient written out: d/dx1 of sum(cumprod([2, 0, 3, 0.5, 1.5])) =
+    // 2 + 2·3 + 2·3·0.5 + 2·3·0.5·1.5 = 15.5 (the terms through the zero).
+    const ad::MultiFn g = [](ad::Context& c, Args a) { return Out{ad::sum(c, ad::cumprod(c, a[0], 0))}; };
+    const Tensor col = tenferro::to_contiguous(s, x.slice_view(1, 0, 1));
+    const ad::VjpResult vr = ad::vjp(s, g, {col}, {Tensor::full({}, 1.0, d)});
+    EXPECT_NEAR(tenferro::cast(s, vr.cotangents[0], DType::c128).item<c128>({1, 0}).real(), 15.5, 1e-12);
+  }
+}
+
 // The harness itself must see a wrong derivative: x·detach(x) has value x² but AD
 // derivative x (detach hides one factor), so central differences disagree.
 TEST(AdHarness, DetectsAWrongDerivative) {

@@ -1,5 +1,5 @@
 // Analytic elementwise ops (exp log sin cos tan tanh sqrt rsqrt expm1 log1p erf sigmoid
-// asin acos atan sinh cosh) against double-precision references: every op x every dtype
+// asin acos atan sinh cosh log2 exp2 cbrt softplus silu gelu) against double-precision references: every op x every dtype
 // of its set x every layout x shapes of rank 0..3 and zero extents, on domains where
 // each function is well defined; special values; accuracy of expm1/log1p near zero and
 // of sigmoid for large |x|; integer/bool/complex-erf inputs are DTypeErrors; the
@@ -77,6 +77,17 @@ const std::vector<AnCase>& cases() {
       {"atan", &atan, &atan_into, true, [](double x) { return std::atan(x); }, [](cd z) { return std::atan(z); }, {-5, 5}, {-0.8, 0.8}},
       {"sinh", &sinh, &sinh_into, true, [](double x) { return std::sinh(x); }, [](cd z) { return std::sinh(z); }, {-5, 5}, {-3, 3}},
       {"cosh", &cosh, &cosh_into, true, [](double x) { return std::cosh(x); }, [](cd z) { return std::cosh(z); }, {-5, 5}, {-3, 3}},
+      {"log2", &log2, &log2_into, true, [](double x) { return std::log2(x); }, [](cd z) { return std::log(z) / std::log(2.0); }, {0.01, 10}, {-3, 3}},
+      {"exp2", &exp2, &exp2_into, true, [](double x) { return std::exp2(x); }, [](cd z) { return std::pow(2.0, z); }, {-5, 5}, {-3, 3}},
+      {"cbrt", &cbrt, &cbrt_into, false, [](double x) { return std::cbrt(x); }, nullptr, {-8, 8}, {0, 0}},
+      // Naive formulas in long double: fine on these domains (the tails have their own test).
+      {"softplus", &softplus, &softplus_into, false, [](double x) { return static_cast<double>(std::log1p(std::exp(static_cast<long double>(x)))); },
+       nullptr, {-20, 20}, {0, 0}},
+      {"silu", &silu, &silu_into, false, [](double x) { return static_cast<double>(x / (1 + std::exp(-static_cast<long double>(x)))); },
+       nullptr, {-20, 20}, {0, 0}},
+      {"gelu", &gelu, &gelu_into, false,
+       [](double x) { return static_cast<double>(0.5L * x * (1 + std::erf(static_cast<long double>(x) / std::sqrt(2.0L)))); }, nullptr,
+       {-6, 6}, {0, 0}},
   };
   return c;
 }
@@ -121,17 +132,19 @@ TEST(Analytic, EveryOpDTypeLayoutAndShapeMatchesReference) {
           ASSERT_EQ(y.shape(), shape);
           EXPECT_TRUE(y.is_contiguous());
           check_result(c, x, y, tolerance(d));
-          const Tensor out = Tensor::empty(shape.span(), d);
+          // _into a strided view (compact, transposed, negative strides, every other
+          // element): the allocating result, bit for bit.
+          const Tensor out = testing::out_view(rng, shape, d, n);
           c.fn_into(s, x, out);
-          if (y.numel() > 0) {
-            EXPECT_EQ(std::memcmp(out.data(), y.data(), static_cast<std::size_t>(y.numel()) * dtype_size(d)), 0) << c.name << "_into differs";
-          }
+          bool same = true;
+          for_each_index(shape, [&](const Dims& idx) { same = same && testing::close(testing::value_at(out, idx), testing::value_at(y, idx), 0); });
+          EXPECT_TRUE(same) << c.name << "_into differs";
           ++n;
         }
       }
     }
   }
-  EXPECT_EQ(n, (16 * 4 + 2) * 6 * 4);
+  EXPECT_EQ(n, (18 * 4 + 5 * 2) * 6 * 4);
 }
 
 TEST(Analytic, LargerRandomSamplesMatchReference) {
@@ -214,6 +227,13 @@ TEST(Analytic, SpecialValues) {
       {"expm1", -kInf, -1},      {"expm1", 0, 0},           {"log1p", -1, -kInf},    {"log1p", -2, kNaN},
       {"sigmoid", 0, 0.5},       {"sigmoid", kInf, 1},      {"sigmoid", -kInf, 0},   {"sigmoid", 1000, 1},
       {"sigmoid", -1000, 0},     {"sin", kInf, kNaN},       {"cos", -kInf, kNaN},    {"tan", 0, 0},
+      {"log2", 0, -kInf},        {"log2", 8, 3},            {"log2", -1, kNaN},      {"log2", kInf, kInf},
+      {"exp2", -kInf, 0},        {"exp2", 10, 1024},        {"exp2", kInf, kInf},    {"exp2", -3, 0.125},
+      {"cbrt", -8, -2},          {"cbrt", 27, 3},           {"cbrt", -kInf, -kInf},  {"cbrt", 0, 0},
+      {"softplus", 1000, 1000},  {"softplus", -1000, 0},    {"softplus", kInf, kInf}, {"softplus", -kInf, 0},
+      {"softplus", 0, std::numbers::ln2},                   {"silu", -kInf, 0},      {"silu", kInf, kInf},
+      {"silu", 0, 0},            {"silu", -1000, 0},        {"silu", 1000, 1000},    {"gelu", -kInf, 0},
+      {"gelu", kInf, kInf},      {"gelu", 0, 0},            {"gelu", -1000, 0},      {"gelu", 1000, 1000},
   };
   for (const Special& sp : specials) {
     for (DType d : {DType::f32, DType::f64}) {
@@ -322,6 +342,42 @@ TEST(Analytic, SigmoidOfLargeMagnitudeDoesNotOverflow) {
     }
   }
   EXPECT_NEAR(apply(s, op("sigmoid"), DType::f64, -100).real(), 3.7200759760208356e-44, 1e-56);
+}
+
+// softplus, silu and gelu keep relative accuracy in their tails, where the naive
+// formulas overflow (log(1 + e^x), x / (1 + e^-x)) or cancel (1 + erf(x/√2)).
+TEST(Analytic, SoftplusSiluGeluTailsAreAccurate) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  auto softplus_ref = [](long double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); };
+  auto silu_ref = [](long double x) { return x * (x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x))); };
+  auto gelu_ref = [](long double x) { return 0.5L * x * std::erfc(-x / std::sqrt(2.0L)); };
+  struct Tail {
+    std::string op;
+    std::function<long double(long double)> ref;
+    std::vector<double> xs;
+  };
+  const Tail tails[] = {
+      {"softplus", softplus_ref, {-700, -100, -40, -15, 15, 40, 100, 700, 1e300}},
+      {"silu", silu_ref, {-700, -100, -40, 40, 700, 1e300}},
+      {"gelu", gelu_ref, {-35, -20, -10, -5, 5, 10, 1e300}},
+  };
+  for (const Tail& t : tails) {
+    for (DType d : {DType::f32, DType::f64}) {
+      for (double x : t.xs) {
+        const double fmax = std::numeric_limits<float>::max(), fmin = std::numeric_limits<float>::min();
+        if (d == DType::f32 && (std::abs(x) > 80 && std::abs(x) != 1e300)) continue;  // f32 underflows there
+        const double xv = d == DType::f32 ? std::clamp(x, -fmax, fmax) : x;
+        SCOPED_TRACE(t.op + "(" + std::to_string(xv) + ") " + std::string(dtype_name(d)));
+        const double got = apply(s, op(t.op), d, xv).real();
+        const double want = static_cast<double>(t.ref(static_cast<float>(xv) == xv || d == DType::f64 ? xv : static_cast<float>(xv)));
+        ASSERT_FALSE(std::isnan(got));
+        const double tiny = d == DType::f32 ? fmin : std::numeric_limits<double>::min();
+        if (std::abs(want) > tiny * 1e3) EXPECT_TRUE(rel_close(got, want, d == DType::f32 ? 1e-5 : 1e-13)) << got << " vs " << want;
+        else EXPECT_LE(std::abs(got), tiny * 1e3);
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------- parallel path
