@@ -71,12 +71,13 @@ inline void broadcast_in_dim_into(Session& s, const Tensor& x, std::initializer_
   broadcast_in_dim_into(s, x, std::span(broadcast_dimensions.begin(), broadcast_dimensions.size()), out);
 }
 /// broadcast_in_dim as a view (zero strides on stretched axes: read-only when any axis
-/// of extent > 1 is stretched). Same errors as broadcast_in_dim.
-TENFERRO_API Tensor broadcast_in_dim_view(Session& s, const Tensor& x, std::span<const std::int64_t> shape,
+/// of extent > 1 is stretched). Metadata only: no session. Same validation errors as
+/// broadcast_in_dim (ArgumentError for an undefined x).
+TENFERRO_API Tensor broadcast_in_dim_view(const Tensor& x, std::span<const std::int64_t> shape,
                                           std::span<const std::int64_t> broadcast_dimensions);
-inline Tensor broadcast_in_dim_view(Session& s, const Tensor& x, std::initializer_list<std::int64_t> shape,
+inline Tensor broadcast_in_dim_view(const Tensor& x, std::initializer_list<std::int64_t> shape,
                                     std::initializer_list<std::int64_t> broadcast_dimensions) {
-  return broadcast_in_dim_view(s, x, std::span(shape.begin(), shape.size()),
+  return broadcast_in_dim_view(x, std::span(shape.begin(), shape.size()),
                                std::span(broadcast_dimensions.begin(), broadcast_dimensions.size()));
 }
 
@@ -92,8 +93,9 @@ TENFERRO_API Tensor extract_diagonal(Session& s, const Tensor& x, std::int64_t a
 /// extract_diagonal into `out`.
 TENFERRO_API void extract_diagonal_into(Session& s, const Tensor& x, std::int64_t axis1, std::int64_t axis2, const Tensor& out);
 /// extract_diagonal as a strided view (diagonal stride = stride(axis1) + stride(axis2));
-/// writable when x is. Same errors as extract_diagonal.
-TENFERRO_API Tensor extract_diagonal_view(Session& s, const Tensor& x, std::int64_t axis1 = 0, std::int64_t axis2 = 1);
+/// writable when x is. Metadata only: no session. Same validation errors as
+/// extract_diagonal.
+TENFERRO_API Tensor extract_diagonal_view(const Tensor& x, std::int64_t axis1 = 0, std::int64_t axis2 = 1);
 
 /// The inverse of extract_diagonal (PyTorch's diag_embed): x's LAST axis, of length n,
 /// becomes the diagonal of a square n×n pair of result axes axis1 and axis2; the result
@@ -164,10 +166,11 @@ TENFERRO_API void reverse_into(Session& s, const Tensor& x, std::span<const std:
 inline void reverse_into(Session& s, const Tensor& x, std::initializer_list<std::int64_t> axes, const Tensor& out) {
   reverse_into(s, x, std::span(axes.begin(), axes.size()), out);
 }
-/// reverse as a view (negative strides); writable when x is. Same errors as reverse.
-TENFERRO_API Tensor reverse_view(Session& s, const Tensor& x, std::span<const std::int64_t> axes);
-inline Tensor reverse_view(Session& s, const Tensor& x, std::initializer_list<std::int64_t> axes) {
-  return reverse_view(s, x, std::span(axes.begin(), axes.size()));
+/// reverse as a view (negative strides); writable when x is. Metadata only: no session.
+/// Same validation errors as reverse.
+TENFERRO_API Tensor reverse_view(const Tensor& x, std::span<const std::int64_t> axes);
+inline Tensor reverse_view(const Tensor& x, std::initializer_list<std::int64_t> axes) {
+  return reverse_view(x, std::span(axes.begin(), axes.size()));
 }
 
 // ---------------------------------------------------------------- pad

@@ -82,7 +82,7 @@ inline Tensor as_column(Session& s, const Tensor& v) { return v.rank() == 1 ? T:
 /// The diagonal of [N, N, b...] as an [N, b...] view (extract_diagonal_view puts it
 /// last; a permuted view moves it first).
 inline Tensor diag_part(Session& s, const Tensor& m) {
-  Tensor d = T::extract_diagonal_view(s, m, 0, 1);
+  Tensor d = T::extract_diagonal_view(m, 0, 1);
   Dims perm{d.rank() - 1};
   for (int i = 0; i + 1 < d.rank(); ++i) perm.push_back(i);
   return d.permute_view(perm.span());

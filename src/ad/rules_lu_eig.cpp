@@ -115,7 +115,7 @@ Tensor permutation_matrix(Session& s, const Tensor& pivots, std::int64_t m, DTyp
   Dims shape{m, m}, dims{0, 1};
   for (int i = 1; i < pivots.rank(); ++i) shape.push_back(pivots.extent(i));
   Tensor eye = Tensor::eye(m, dtype);
-  if (shape.size() > 2) eye = T::broadcast_in_dim_view(s, eye, shape.span(), dims.span());
+  if (shape.size() > 2) eye = T::broadcast_in_dim_view(eye, shape.span(), dims.span());
   return T::take_along_axis(s, eye, pivot_rows(s, pivots, m, false), 0);
 }
 

@@ -66,7 +66,7 @@ Tensor jvp_broadcast(Session& s, const Node& n, const Tensor* t) {
 // ---- diagonals
 void vjp_extract_diagonal(Session& s, const Node& n, const Tensor& g, Grad* out) {
   Tensor z = detail::zeros_like(s, n.x[0]);
-  T::copy_into(s, g, T::extract_diagonal_view(s, z, n.i0, n.i1));
+  T::copy_into(s, g, T::extract_diagonal_view(z, n.i0, n.i1));
   out[0] = {std::move(z), true};
 }
 Tensor jvp_extract_diagonal(Session& s, const Node& n, const Tensor* t) {
@@ -86,7 +86,7 @@ void vjp_triu(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = 
 Tensor jvp_triu(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? T::triu(s, t[0], n.i0) : Tensor(); }
 
 // ---- reverse: self-adjoint (a view).
-void vjp_reverse(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {T::reverse_view(s, g, n.axes.span()), false}; }
+void vjp_reverse(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {T::reverse_view(g, n.axes.span()), false}; }
 Tensor jvp_reverse(Session& s, const Node& n, const Tensor* t) {
   return t[0].defined() ? T::reverse(s, t[0], n.axes.span()) : Tensor();
 }

@@ -25,6 +25,11 @@ void check_input(Session& s, const Tensor& x, std::string_view op) {
   require_cpu_tensor(x, op, "input");
 }
 
+// Views need no session and no device: only a defined tensor (the metadata is all they touch).
+void check_view_input(const Tensor& x, std::string_view op) {
+  if (!x.defined()) throw ArgumentError(op, "input tensor is undefined");
+}
+
 Tensor materialize(Session& s, const Tensor& view, std::string_view op) {
   Tensor r = new_output(view.shape(), view.dtype(), op);
   copy_same_dtype(s, view, r);
@@ -178,9 +183,9 @@ void broadcast_in_dim_into(Session& s, const Tensor& x, std::span<const std::int
   copy_view_into(s, broadcast_view_of(x, out.shape(), broadcast_dimensions, op), out, op);
 }
 
-Tensor broadcast_in_dim_view(Session& s, const Tensor& x, std::span<const std::int64_t> shape, std::span<const std::int64_t> broadcast_dimensions) {
+Tensor broadcast_in_dim_view(const Tensor& x, std::span<const std::int64_t> shape, std::span<const std::int64_t> broadcast_dimensions) {
   constexpr std::string_view op = "broadcast_in_dim_view";
-  check_input(s, x, op);
+  check_view_input(x, op);
   return broadcast_view_of(x, shape, broadcast_dimensions, op);
 }
 
@@ -198,9 +203,9 @@ void extract_diagonal_into(Session& s, const Tensor& x, std::int64_t axis1, std:
   copy_view_into(s, diagonal_view(x, axis1, axis2, op), out, op);
 }
 
-Tensor extract_diagonal_view(Session& s, const Tensor& x, std::int64_t axis1, std::int64_t axis2) {
+Tensor extract_diagonal_view(const Tensor& x, std::int64_t axis1, std::int64_t axis2) {
   constexpr std::string_view op = "extract_diagonal_view";
-  check_input(s, x, op);
+  check_view_input(x, op);
   return diagonal_view(x, axis1, axis2, op);
 }
 
@@ -218,9 +223,9 @@ void reverse_into(Session& s, const Tensor& x, std::span<const std::int64_t> axe
   copy_view_into(s, reverse_view_of(x, axes, op), out, op);
 }
 
-Tensor reverse_view(Session& s, const Tensor& x, std::span<const std::int64_t> axes) {
+Tensor reverse_view(const Tensor& x, std::span<const std::int64_t> axes) {
   constexpr std::string_view op = "reverse_view";
-  check_input(s, x, op);
+  check_view_input(x, op);
   return reverse_view_of(x, axes, op);
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <functional>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -265,6 +267,14 @@ TEST(AdSupport, EveryRuleInTheCatalogueHasACaseAndATableEntry) {
     md += "| " + name + " | " + mark + " | " + mark + " | " + st + " |\n";
   }
   if (std::getenv("TENFERRO_PRINT_AD_TABLE")) std::printf("%s", md.c_str());
+  // docs/ad.md carries the same table: the document follows the catalogue.
+  std::ifstream doc(TENFERRO_SOURCE_DIR "/docs/ad.md");
+  ASSERT_TRUE(doc) << "cannot read docs/ad.md";
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("| op | JVP | VJP | catalogue status |");
+  ASSERT_NE(at, std::string::npos) << "docs/ad.md has no support table";
+  EXPECT_EQ(text.substr(at, md.size()), md) << "docs/ad.md's support table differs from the catalogue; regenerate it with "
+                                               "TENFERRO_PRINT_AD_TABLE=1 ad_rules_test --gtest_filter=AdSupport.*";
 }
 
 }  // namespace

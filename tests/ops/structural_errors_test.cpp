@@ -82,7 +82,7 @@ TEST_F(StructuralErrors, BroadcastInDim) {
   expect_error<ShapeError>([&] { broadcast_in_dim(s, x, {2, -3}, {0, 1}); }, "broadcast_in_dim", x, "-3");
   expect_error<RankError>([&] { broadcast_in_dim(s, rnd({2, 1, 3}), {2, 3}, {0, 1, 1}); }, "broadcast_in_dim", x);
   expect_error<IndexError>([&] { broadcast_in_dim(s, x, {2, 3, INT64_MAX / 2}, {0, 1}); }, "broadcast_in_dim", x, "overflow");
-  expect_error<AxisError>([&] { broadcast_in_dim_view(s, x, {2, 3}, {0, 0}); }, "broadcast_in_dim_view", x);
+  expect_error<AxisError>([&] { broadcast_in_dim_view(x, {2, 3}, {0, 0}); }, "broadcast_in_dim_view", x);
   // The result shape comes from out: a wrong out shape fails the extent check.
   common_out_errors(*this, "broadcast_in_dim", {3, 4, 2}, DType::f64, [&](const Tensor& o) { broadcast_in_dim_into(s, x, {2, 0}, o); });
 }
@@ -92,7 +92,7 @@ TEST_F(StructuralErrors, Diagonals) {
   expect_error<RankError>([&] { extract_diagonal(s, rnd({3})); }, "extract_diagonal", x, "[3]");
   expect_error<AxisError>([&] { extract_diagonal_into(s, x, 0, 3, out); }, "extract_diagonal", out, "3");
   expect_error<AxisError>([&] { extract_diagonal_into(s, x, 1, -2, out); }, "extract_diagonal", out, "same axis");
-  expect_error<AxisError>([&] { extract_diagonal_view(s, x, 2, 2); }, "extract_diagonal_view", x);
+  expect_error<AxisError>([&] { extract_diagonal_view(x, 2, 2); }, "extract_diagonal_view", x);
   common_out_errors(*this, "extract_diagonal", {2, 3}, DType::f64, [&](const Tensor& o) { extract_diagonal_into(s, x, 0, 1, o); });
 
   const Tensor v = rnd({2, 3}), eout = rnd({3, 3, 2});
@@ -155,7 +155,7 @@ TEST_F(StructuralErrors, Reverse) {
   expect_error<AxisError>([&] { reverse_into(s, x, {0, 0}, out); }, "reverse", out, "repeated");
   expect_error<AxisError>([&] { reverse_into(s, x, {0, -2}, out); }, "reverse", out, "repeated");
   expect_error<AxisError>([&] { reverse_into(s, x, {2}, out); }, "reverse", out, "2");
-  expect_error<AxisError>([&] { reverse_view(s, x, {-3}); }, "reverse_view", x, "-3");
+  expect_error<AxisError>([&] { reverse_view(x, {-3}); }, "reverse_view", x, "-3");
   common_out_errors(*this, "reverse", {3, 4}, DType::f64, [&](const Tensor& o) { reverse_into(s, x, {1}, o); });
   // Reversing onto itself reads elements after overwriting them: refused.
   expect_error<ArgumentError>([&] { reverse_into(s, x, {0}, x); }, "reverse", x, "overlaps");
@@ -207,8 +207,20 @@ TEST_F(StructuralErrors, ClosedSession) {
   }
   EXPECT_THROW(concatenate(s, {x, x}, 0), SessionEntryError);
   EXPECT_THROW(iota(s, {3}, DType::i64, 0), SessionEntryError);
-  EXPECT_THROW(reverse_view(s, x, {0}), SessionEntryError);
+  // Views are metadata only: they need no session, closed or not.
+  EXPECT_EQ(reverse_view(x, {0}).item<double>({0, 0}), x.item<double>({x.extent(0) - 1, 0}));
   EXPECT_THROW(pad(s, x, 0.0, {1, 1}, {0, 0}, {0, 0}), SessionEntryError);
+}
+
+TEST(StructuralViews, NeedNoSessionAndRefuseUndefinedInputs) {
+  const Tensor x = Tensor::arange(6, DType::f64).reshape_view({2, 3});
+  EXPECT_EQ(broadcast_in_dim_view(x, {2, 3, 4}, {0, 1}).item<double>({1, 2, 3}), 5.0);
+  EXPECT_EQ(extract_diagonal_view(x).item<double>({1}), 3.0);
+  EXPECT_EQ(reverse_view(x, {1}).item<double>({0, 0}), 4.0);
+  const Tensor u;
+  expect_error<ArgumentError>([&] { broadcast_in_dim_view(u, {2}, {0}); }, "broadcast_in_dim_view", x);
+  expect_error<ArgumentError>([&] { extract_diagonal_view(u); }, "extract_diagonal_view", x);
+  expect_error<ArgumentError>([&] { reverse_view(u, {0}); }, "reverse_view", x);
 }
 
 }  // namespace
