@@ -72,8 +72,18 @@ struct ProgramCache {
   }
 };
 
+// Only calls whose plan depends on nothing but the subscripts and shapes are cached.
 bool default_options(const EinsumOptions& o) noexcept {
-  return o.path.empty() && !o.tree && o.plan.optimizer == EinsumOptimizer::automatic;
+  static const PlanOptions d;
+  const PlanOptions& p = o.plan;
+  const CostModel &m = p.cost_model, &dm = d.cost_model;
+  const bool same_model = m.gemm_rate == dm.gemm_rate && m.gemm_half_extent == dm.gemm_half_extent &&
+                          m.bytes_rate == dm.bytes_rate && m.read_factor == dm.read_factor &&
+                          m.write_factor == dm.write_factor && m.step_seconds == dm.step_seconds &&
+                          m.element_bytes == dm.element_bytes;
+  return o.path.empty() && !o.tree && p.optimizer == EinsumOptimizer::automatic && p.objective == d.objective &&
+         p.max_intermediate_elements == 0 && p.max_intermediate_bytes == 0 && p.planning_fraction == d.planning_fraction &&
+         p.time_budget_s == d.time_budget_s && p.max_trials == d.max_trials && p.seed == d.seed && same_model;
 }
 
 /// One-shot: parse, build in scratch, run.
@@ -231,6 +241,19 @@ void EinsumPlan::execute_into(Session& s, std::span<const Tensor> operands, cons
   run_program(s, *p_, operands, &out, unused);
 }
 
+void EinsumPlan::execute_slices_into(Session& s, std::span<const Tensor> operands, std::int64_t begin, std::int64_t end,
+                                     const Tensor& out, bool accumulate) const {
+  s.check("einsum");
+  if (!(0 <= begin && begin <= end && end <= p_->num_slices))
+    throw ArgumentError("einsum", "slices [" + std::to_string(begin) + ", " + std::to_string(end) + ") of a plan with " +
+                                      std::to_string(p_->num_slices) + " slices; need 0 <= begin <= end <= " +
+                                      std::to_string(p_->num_slices));
+  check_prepared(*p_, operands);
+  Tensor unused;
+  run_slices(s, *p_, operands, &out, unused, begin, end, accumulate);
+}
+
+std::int64_t EinsumPlan::num_slices() const noexcept { return p_->num_slices; }
 const Shape& EinsumPlan::output_shape() const noexcept { return p_->out_shape; }
 DType EinsumPlan::output_dtype() const noexcept { return p_->dtype; }
 const EinsumPathInfo& EinsumPlan::path() const noexcept { return p_->path; }

@@ -38,33 +38,41 @@ constexpr int kAnnealExactMax = 10;
 
 // Budget and progress reporting (PlanOptions::progress, else stderr), about once a
 // second after the first second.
+//
+// With a planning fraction (automatic), the time budget is also at most the fraction of
+// the predicted seconds of the best tree so far (`limit`, updated as trees improve), and
+// nothing is printed: the user did not ask for a search.
 class Budget {
  public:
-  explicit Budget(const PlanOptions& o) : options_(o), start_(Clock::now()) {}
+  Budget(const PlanOptions& o, bool quiet) : options_(o), limit_(o.time_budget_s), quiet_(quiet), start_(Clock::now()) {}
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   // Whether the fraction `f` of both budgets is used up.
   bool used(double f) const {
     if (options_.max_trials > 0 && trials >= static_cast<std::int64_t>(f * static_cast<double>(options_.max_trials)))
       return true;
-    return elapsed() >= f * options_.time_budget_s;
+    return elapsed() >= f * limit_;
   }
-  void tick(double best_flops) {
+  void limit(double seconds) { limit_ = std::min(options_.time_budget_s, seconds); }
+  void tick(double best) {
     ++trials;
+    if (quiet_ && !options_.progress) return;
     const double t = elapsed();
     if (t < next_report_) return;
     next_report_ = t + 1.0;
-    const PlanProgress p{t, trials, best_flops};
+    const PlanProgress p{t, trials, best};
     if (options_.progress) options_.progress(p);
     else
-      std::fprintf(stderr, "tenferro plan_contraction (anneal): %.1f s, %lld trials, best flops %.4g\n", t,
-                   static_cast<long long>(trials), best_flops);
+      std::fprintf(stderr, "tenferro plan_contraction (anneal): %.1f s, %lld trials, best cost %.4g\n", t,
+                   static_cast<long long>(trials), best);
   }
 
   std::int64_t trials = 0;
 
  private:
   const PlanOptions& options_;
+  double limit_;
+  bool quiet_;
   Clock::time_point start_;
   double next_report_ = 1.0;
 };
@@ -75,9 +83,9 @@ struct TreeState {
   int n = 0, W = 1, root = 0;
   std::vector<int> left, right;
   std::vector<Word> labels;
-  std::vector<double> flops;  // per internal node; 0 for leaves
+  std::vector<double> flops;  // per internal node: the objective's step cost; 0 for leaves
 
-  void build(const PreparedNetwork& net, const std::vector<Step>& steps) {
+  void build(const PreparedNetwork& net, const std::vector<Step>& steps, const StepModel& model) {
     n = net.n;
     W = net.words;
     const int nodes = 2 * n - 1;
@@ -90,7 +98,7 @@ struct TreeState {
       const int c = n + k;
       left[c] = steps[k].first;
       right[c] = steps[k].second;
-      flops[c] = union_size(&labels[left[c] * W], &labels[right[c] * W], W, net.extent.data());
+      flops[c] = model.step(&labels[left[c] * W], &labels[right[c] * W], &labels[c * W], W, net.extent.data());
     }
     root = nodes - 1;
   }
@@ -127,7 +135,7 @@ struct TreeState {
 
 class Reconfigurer {
  public:
-  Reconfigurer(const PreparedNetwork& net, TreeState& t) : net_(net), t_(t) {}
+  Reconfigurer(const PreparedNetwork& net, TreeState& t, const StepModel& model) : net_(net), t_(t), model_(model) {}
 
   // One rewrite around a randomly chosen node; returns the change in total flops (<= 0).
   double trial(std::uint64_t& rng) {
@@ -167,7 +175,7 @@ class Reconfigurer {
     inputs_.resize(static_cast<std::size_t>(k) * W);
     for (int i = 0; i < k; ++i) std::copy_n(&t_.labels[frontier_[i] * W], W, &inputs_[i * W]);
     const double new_cost = dp_.solve(k, inputs_.data(), &t_.labels[r * W], W, net_.extent.data(), false,
-                                      old_cost * (1 + 1e-12), local_);
+                                      old_cost * (1 + 1e-12), local_, model_);
     if (new_cost == kInf) return 0;  // rounding: the current subtree is already optimal
     // Splice: local step j takes inner id ids[j]; the last step is the root r.
     ids_.clear();
@@ -180,7 +188,7 @@ class Reconfigurer {
       t_.left[c] = a;
       t_.right[c] = b;
       std::copy_n(dp_.step_labels(j, W), W, &t_.labels[c * W]);
-      t_.flops[c] = union_size(&t_.labels[a * W], &t_.labels[b * W], W, net_.extent.data());
+      t_.flops[c] = model_.step(&t_.labels[a * W], &t_.labels[b * W], &t_.labels[c * W], W, net_.extent.data());
     }
     return new_cost - old_cost;
   }
@@ -201,6 +209,7 @@ class Reconfigurer {
 
   const PreparedNetwork& net_;
   TreeState& t_;
+  const StepModel& model_;
   SubsetDp dp_;
   std::vector<int> inner_, frontier_, ids_;
   std::vector<Word> inputs_;
@@ -209,17 +218,25 @@ class Reconfigurer {
 
 }  // namespace
 
-void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps) {
+void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps, const StepModel& model,
+                 double fraction) {
   // Small networks: the exact optimum is cheaper to find than to search for.
   if (net.n <= kAnnealExactMax) {
-    optimal_tree(net, steps);
+    optimal_tree(net, steps, model);
     return;
   }
-  Budget budget(options);
+  Budget budget(options, fraction > 0);
+  // The predicted seconds of a tree whose objective is `cost` (the objective itself, or
+  // the time model for the flops objective).
+  const StepModel seconds_model(PlanObjective::time, model.m);
+  auto update_limit = [&](double cost, const std::vector<Step>& tree) {
+    if (fraction > 0) budget.limit(fraction * (model.time ? cost : tree_cost(net, tree, seconds_model)));
+  };
   std::uint64_t rng = options.seed ^ 0x5EEDC0FFEE123457ull;
   GreedyPlanner greedy;
   greedy.run(net, {}, steps);
-  double best = tree_flops(net, steps);
+  double best = tree_cost(net, steps, model);
+  update_limit(best, steps);
   budget.tick(best);
 
   // Phase 1: randomized greedy restarts.
@@ -230,10 +247,11 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
     p.temperature = std::exp2(-10 * next_uniform(rng));  // 2^-10 .. 1
     p.rng = &rng;
     greedy.run(net, p, candidate);
-    const double f = tree_flops(net, candidate);
+    const double f = tree_cost(net, candidate, model);
     if (f < best) {
       best = f;
       steps.swap(candidate);
+      update_limit(best, steps);
     }
     budget.tick(best);
   }
@@ -241,8 +259,8 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   // Phase 2: subtree reconfiguration of the best tree.
   if (net.n < 3) return;
   TreeState tree;
-  tree.build(net, steps);
-  Reconfigurer re(net, tree);
+  tree.build(net, steps, model);
+  Reconfigurer re(net, tree, model);
   double current = tree.total();
   std::int64_t since_resum = 0;
   while (!budget.used(1.0)) {
@@ -253,6 +271,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
     } else {
       current += delta;
     }
+    if (delta != 0 && model.time) update_limit(current, steps);
     budget.tick(current);
   }
   tree.to_steps(steps);
