@@ -1,23 +1,29 @@
-// Real-world check of the contraction-order planners: plans every instance of the
-// tenferro benchmark suite (einsum-instances.jsonl, see shared/data/README.md) with
-// greedy, optimal (up to 16 operands) and anneal, and prints log10 flops next to the
-// suite's opt_einsum metadata (`opt_flops.log10_flops`) and to our cost of the suite's
-// own path. A table printer, not a Google Benchmark (planning quality, not speed).
-//   build/release/bench/bench_einsum_instances [path/to/einsum-instances.jsonl] [anneal seconds]
+// Real-world check of the contraction-order planners and of execution: for every
+// instance of the tenferro benchmark suite (einsum-instances.jsonl, see
+// shared/data/README.md) and every optimizer (the suite's own opt_flops path, automatic,
+// greedy, anneal with a budget), it prepares an EinsumPlan (planning time), runs it on
+// one thread (median measured time; skipped when the largest intermediate exceeds
+// --max-elements or the predicted time exceeds --max-exec), and prints a markdown table
+// plus, with --json, one JSON object per (instance, optimizer). The last line gives the
+// rank correlation of predicted and measured time over all executed rows.
+//   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
+//       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "tenferro/einsum_path.hpp"
+#include "tenferro/tenferro.hpp"
 
 namespace {
 
@@ -98,95 +104,241 @@ std::uint32_t next_code_point(const std::string& s, std::size_t& i) {
   return cp;
 }
 
-// Row-major equation and shapes → network. Labels repeated within an operand count once
-// (einsum takes the diagonal first); label order within operands does not matter here.
-tenferro::ContractionNetwork to_network(const std::string& eq, const Json& shapes) {
-  tenferro::ContractionNetwork net;
-  std::map<std::uint32_t, int> ids;
-  std::size_t i = 0;
-  int operand = 0, axis = 0;
-  bool output = false;
-  net.inputs.emplace_back();
-  auto label = [&](std::uint32_t cp, std::int64_t extent) {
-    auto [it, fresh] = ids.emplace(cp, static_cast<int>(ids.size()));
-    if (fresh) net.extents.push_back(extent);
-    return it->second;
-  };
-  while (i < eq.size()) {
-    if (eq[i] == ',') {
-      ++i, ++operand, axis = 0;
-      net.inputs.emplace_back();
-      continue;
-    }
-    if (eq[i] == '-' && i + 1 < eq.size() && eq[i + 1] == '>') {
-      i += 2;
-      output = true;
-      continue;
-    }
-    const std::uint32_t cp = next_code_point(eq, i);
-    if (output) {
-      net.output.push_back(ids.at(cp));
-    } else {
-      const auto extent = static_cast<std::int64_t>(shapes.items[operand].items[axis++].num);
-      const int l = label(cp, extent);
-      auto& in = net.inputs.back();
-      if (std::find(in.begin(), in.end(), l) == in.end()) in.push_back(l);
-    }
-  }
-  return net;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Row-major subscripts → column-major label lists (integer form: the suite's labels
+// include digits, which the string form does not accept): each operand's and the
+// output's labels reversed, code points as labels.
+struct Labels {
+  std::vector<std::vector<std::int64_t>> inputs;
+  std::vector<std::int64_t> output;
+};
+Labels column_major(const std::string& eq) {
+  Labels out;
+  const auto arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow), rhs = eq.substr(arrow + 2);
+  out.inputs.emplace_back();
+  for (std::size_t i = 0; i < lhs.size();) {
+    if (lhs[i] == ',') {
+      out.inputs.emplace_back();
+      ++i;
+      continue;
+    }
+    out.inputs.back().push_back(next_code_point(lhs, i));
+  }
+  for (std::size_t i = 0; i < rhs.size();) out.output.push_back(next_code_point(rhs, i));
+  for (auto& in : out.inputs) std::reverse(in.begin(), in.end());
+  std::reverse(out.output.begin(), out.output.end());
+  return out;
+}
+
+struct Row {
+  std::string instance, optimizer, chosen;
+  int n = 0;
+  double plan_s = 0, predicted_s = 0, measured_s = -1, flops = 0, largest = 0;
+  std::int64_t slices = 1;
+  bool executed = false;
+  std::string note;
+};
+
+const char* optimizer_name(tenferro::EinsumOptimizer o) {
+  switch (o) {
+    case tenferro::EinsumOptimizer::automatic: return "given";
+    case tenferro::EinsumOptimizer::greedy: return "greedy";
+    case tenferro::EinsumOptimizer::optimal: return "optimal";
+    case tenferro::EinsumOptimizer::anneal: return "anneal";
+    case tenferro::EinsumOptimizer::chain: return "chain";
+  }
+  return "?";
+}
+
+// Spearman rank correlation (average ranks for ties).
+double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  auto ranks = [](const std::vector<double>& v) {
+    std::vector<std::size_t> idx(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    std::vector<double> r(v.size());
+    for (std::size_t i = 0; i < idx.size();) {
+      std::size_t j = i;
+      while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+      for (std::size_t k = i; k <= j; ++k) r[idx[k]] = (static_cast<double>(i + j)) / 2;
+      i = j + 1;
+    }
+    return r;
+  };
+  const auto rx = ranks(x), ry = ranks(y);
+  const double n = static_cast<double>(x.size());
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) mx += rx[i] / n, my += ry[i] / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (rx[i] - mx) * (ry[i] - my);
+    sxx += (rx[i] - mx) * (rx[i] - mx);
+    syy += (ry[i] - my) * (ry[i] - my);
+  }
+  return sxy / std::sqrt(sxx * syy);
+}
+
+std::string ms(double s) {
+  if (s < 0) return "–";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 1e-3 ? "%.3f" : s < 1 ? "%.2f" : "%.0f", s * 1e3);
+  return buf;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string file = argc > 1 ? argv[1] : "../shared/data/einsum-instances.jsonl";
-  const double anneal_s = argc > 2 ? std::atof(argv[2]) : 2.0;
+  using namespace tenferro;
+  std::string file = "../shared/data/einsum-instances.jsonl", json_out, only;
+  double anneal_s = 2.0, max_exec = 10.0, max_elements = 1 << 28, reps_time = 0.5;
+  bool execute = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--data") file = next();
+    else if (a == "--anneal") anneal_s = std::atof(next().c_str());
+    else if (a == "--json") json_out = next();
+    else if (a == "--only") only = next();
+    else if (a == "--max-exec") max_exec = std::atof(next().c_str());
+    else if (a == "--max-elements") max_elements = std::atof(next().c_str());
+    else if (a == "--reps-time") reps_time = std::atof(next().c_str());
+    else if (a == "--no-exec") execute = false;
+    else file = a;  // the old positional form
+  }
   std::ifstream in(file);
   if (!in) {
     std::fprintf(stderr, "cannot open %s\n", file.c_str());
     return 1;
   }
-  std::printf("| instance | n | suite log10 | our cost of suite path | greedy | optimal | anneal (%.0f s) |\n", anneal_s);
-  std::printf("|---|---|---|---|---|---|---|\n");
+  CpuBackendOptions bo;
+  bo.num_threads = 1;
+  CpuBackend backend(bo);
+  HeldSession s = backend.open_session();
+  std::vector<Row> rows;
+  std::printf("| instance | n | suite exec ms | auto (choice) plan ms | auto exec ms | auto plan+exec / best | greedy exec ms | anneal %.0f s exec ms | auto predicted ms |\n", anneal_s);
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
   std::string line;
+  std::mt19937_64 rng(1);
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     Parser p{line};
     const Json j = p.parse();
-    const auto net = to_network(j["eq_rowmajor"].str, j["shapes_rowmajor"]);
-    const int n = static_cast<int>(net.inputs.size());
-    const Json& path_json = j["opt_flops"]["path"];
-    std::vector<std::pair<int, int>> path;
-    for (const auto& step : path_json.items) {
-      path.emplace_back(static_cast<int>(step.items[0].num),
-                        step.items.size() > 1 ? static_cast<int>(step.items[1].num) : -1);
+    const std::string name = j["name"].str;
+    if (!only.empty() && name.find(only) == std::string::npos) continue;
+    const Labels labels = column_major(j["eq_rowmajor"].str);
+    std::vector<Shape> shapes;
+    std::vector<DType> dtypes;
+    std::vector<Tensor> ops;
+    for (const auto& sh : j["shapes_rowmajor"].items) {
+      Shape shape;
+      for (auto it = sh.items.rbegin(); it != sh.items.rend(); ++it) shape.push_back(static_cast<std::int64_t>(it->num));
+      shapes.push_back(shape);
+      dtypes.push_back(DType::f64);
+      Tensor t = Tensor::empty(shape.span(), DType::f64);
+      auto* d = t.mutable_data_ptr<double>();
+      std::uniform_real_distribution<double> u(0.5, 1.0);
+      for (std::int64_t k = 0; k < t.numel(); ++k) d[k] = u(rng);
+      ops.push_back(t);
     }
-    const double suite = j["opt_flops"]["log10_flops"].num;
-    const double ours_of_suite =
-        std::log10(tenferro::contraction_cost(net, tenferro::ContractionTree::from_linear_path(n, path)).flops);
-    auto run = [&](tenferro::EinsumOptimizer opt) {
-      tenferro::PlanOptions o;
-      o.optimizer = opt;
-      o.time_budget_s = anneal_s;
-      o.seed = 1;
-      o.progress = [](const tenferro::PlanProgress&) {};
+    const int n = static_cast<int>(ops.size());
+    std::vector<std::pair<int, int>> path;
+    for (const auto& step : j["opt_flops"]["path"].items)
+      path.emplace_back(static_cast<int>(step.items[0].num), step.items.size() > 1 ? static_cast<int>(step.items[1].num) : -1);
+    std::map<std::string, Row> by;
+    for (const char* which : {"suite", "automatic", "greedy", "anneal"}) {
+      EinsumOptions o;
+      const std::string w = which;
+      if (w == "suite") o.path = path;
+      else if (w == "greedy") o.plan.optimizer = EinsumOptimizer::greedy;
+      else if (w == "anneal") {
+        if (n <= 3) continue;
+        o.plan.optimizer = EinsumOptimizer::anneal;
+        o.plan.time_budget_s = anneal_s;
+        o.plan.seed = 1;
+        o.plan.progress = [](const PlanProgress&) {};
+      }
+      Row r;
+      r.instance = name;
+      r.optimizer = w;
+      r.n = n;
       const auto t0 = std::chrono::steady_clock::now();
-      const auto tree = tenferro::plan_contraction(net, o);
-      const double dt = seconds_since(t0);
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.4f (%.3g ms)", std::log10(tenferro::contraction_cost(net, tree).flops), dt * 1e3);
-      return std::string(buf);
-    };
-    const std::string greedy = run(tenferro::EinsumOptimizer::greedy);
-    const std::string optimal = n <= 16 ? run(tenferro::EinsumOptimizer::optimal) : "–";
-    const std::string anneal = n > 10 ? run(tenferro::EinsumOptimizer::anneal) : "= optimal";
-    std::printf("| %s | %d | %.4f | %.4f | %s | %s | %s |\n", j["name"].str.c_str(), n, suite, ours_of_suite,
-                greedy.c_str(), optimal.c_str(), anneal.c_str());
+      std::unique_ptr<EinsumPlan> plan;
+      try {
+        plan = std::make_unique<EinsumPlan>(labels.inputs, std::span<const std::int64_t>(labels.output), shapes, dtypes, o);
+      } catch (const std::exception& e) {
+        r.note = e.what();
+        std::fprintf(stderr, "%s / %s: %s\n", name.c_str(), which, e.what());
+        rows.push_back(r);
+        by[w] = r;
+        continue;
+      }
+      r.plan_s = seconds_since(t0);
+      const auto& info = plan->path();
+      r.chosen = optimizer_name(info.optimizer);
+      r.predicted_s = info.cost.predicted_seconds;
+      r.flops = info.cost.flops;
+      r.largest = info.cost.largest_intermediate;
+      r.slices = info.num_slices;
+      if (execute && r.largest <= max_elements && r.predicted_s <= max_exec) {
+        const Tensor out = Tensor::empty(plan->output_shape().span(), DType::f64);
+        std::vector<double> times;
+        const auto start = std::chrono::steady_clock::now();
+        if (r.predicted_s < 0.05) plan->execute_into(s, ops, out);  // warm the pool
+        do {
+          const auto t1 = std::chrono::steady_clock::now();
+          plan->execute_into(s, ops, out);
+          times.push_back(seconds_since(t1));
+        } while (seconds_since(start) < reps_time && times.size() < 50);
+        std::sort(times.begin(), times.end());
+        r.measured_s = times[times.size() / 2];
+        r.executed = true;
+      } else if (execute) {
+        r.note = "not run (largest intermediate or predicted time above the caps)";
+      }
+      rows.push_back(r);
+      by[w] = r;
+    }
+    const Row& a = by["automatic"];
+    double best = -1;
+    for (const char* w : {"suite", "anneal"})
+      if (by.count(w) && by[w].executed && (best < 0 || by[w].measured_s < best)) best = by[w].measured_s;
+    char ratio[32] = "–";
+    if (a.executed && best > 0) std::snprintf(ratio, sizeof ratio, "%.2f", (a.plan_s + a.measured_s) / best);
+    auto exec = [&](const char* w) { return by.count(w) ? ms(by[w].measured_s) : std::string("–"); };
+    std::printf("| %s | %d | %s | %s (%s) | %s | %s | %s | %s | %s |\n", name.c_str(), n, exec("suite").c_str(),
+                ms(a.plan_s).c_str(), a.chosen.c_str(), ms(a.measured_s).c_str(), ratio, exec("greedy").c_str(),
+                exec("anneal").c_str(), ms(a.predicted_s).c_str());
     std::fflush(stdout);
+  }
+  std::vector<double> px, mx;
+  for (const Row& r : rows)
+    if (r.executed) px.push_back(r.predicted_s), mx.push_back(r.measured_s);
+  if (px.size() > 2) std::printf("\nrank correlation (Spearman) of predicted and measured time over %zu runs: %.3f\n", px.size(), spearman(px, mx));
+  if (!json_out.empty()) {
+    std::FILE* f = std::fopen(json_out.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "cannot write %s\n", json_out.c_str());
+      return 1;
+    }
+    std::fprintf(f, "[\n");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      std::string note;
+      for (char c : r.note) note += c == '"' || c == '\\' ? ' ' : c;
+      std::fprintf(f,
+                   "  {\"instance\": \"%s\", \"n\": %d, \"optimizer\": \"%s\", \"chosen\": \"%s\", \"plan_s\": %.6g, "
+                   "\"predicted_s\": %.6g, \"measured_s\": %.6g, \"flops\": %.6g, \"largest_intermediate\": %.6g, "
+                   "\"slices\": %lld, \"executed\": %s, \"note\": \"%s\"}%s\n",
+                   r.instance.c_str(), r.n, r.optimizer.c_str(), r.chosen.c_str(), r.plan_s, r.predicted_s, r.measured_s,
+                   r.flops, r.largest, static_cast<long long>(r.slices), r.executed ? "true" : "false", note.c_str(),
+                   i + 1 < rows.size() ? "," : "");
+    }
+    std::fprintf(f, "]\n");
+    std::fclose(f);
   }
   return 0;
 }
