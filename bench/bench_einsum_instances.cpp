@@ -134,11 +134,17 @@ Labels column_major(const std::string& eq) {
   return out;
 }
 
+constexpr double kHalf[] = {0, 2, 4, 8, 16, 32, 64};
+
 struct Row {
   std::string instance, optimizer, chosen;
   int n = 0;
-  double plan_s = 0, predicted_s = 0, measured_s = -1, flops = 0, largest = 0;
+  double build_s = 0, plan_s = 0, predicted_s = 0, measured_s = -1, flops = 0, largest = 0;
   std::int64_t slices = 1;
+  // The time model's terms of this tree (for bench/fit_einsum_cost_model.py): steps,
+  // Σ madds / efficiency for each half extent of kHalf, Σ operand and result bytes.
+  double steps = 0, read_bytes = 0, write_bytes = 0;
+  std::vector<double> gemm_terms;
   bool executed = false;
   std::string note;
 };
@@ -196,6 +202,7 @@ int main(int argc, char** argv) {
   std::string file = "../shared/data/einsum-instances.jsonl", json_out, only;
   double anneal_s = 2.0, max_exec = 10.0, max_elements = 1 << 28, reps_time = 0.5;
   bool execute = true;
+  std::uint64_t seed = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -207,6 +214,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-elements") max_elements = std::atof(next().c_str());
     else if (a == "--reps-time") reps_time = std::atof(next().c_str());
     else if (a == "--no-exec") execute = false;
+    else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
     else file = a;  // the old positional form
   }
   std::ifstream in(file);
@@ -219,7 +227,7 @@ int main(int argc, char** argv) {
   CpuBackend backend(bo);
   HeldSession s = backend.open_session();
   std::vector<Row> rows;
-  std::printf("| instance | n | suite exec ms | auto (choice) plan ms | auto exec ms | auto plan+exec / best | greedy exec ms | anneal %.0f s exec ms | auto predicted ms |\n", anneal_s);
+  std::printf("| instance | n | suite exec ms | auto (choice) planning ms | auto exec ms | auto planning+exec / best | greedy exec ms | anneal %.3g s exec ms | predicted ms: suite / auto / greedy / anneal |\n", anneal_s);
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   std::string line;
   std::mt19937_64 rng(1);
@@ -258,7 +266,7 @@ int main(int argc, char** argv) {
         if (n <= 3) continue;
         o.plan.optimizer = EinsumOptimizer::anneal;
         o.plan.time_budget_s = anneal_s;
-        o.plan.seed = 1;
+        o.plan.seed = seed;
         o.plan.progress = [](const PlanProgress&) {};
       }
       Row r;
@@ -276,13 +284,39 @@ int main(int argc, char** argv) {
         by[w] = r;
         continue;
       }
-      r.plan_s = seconds_since(t0);
+      r.build_s = seconds_since(t0);
       const auto& info = plan->path();
+      r.plan_s = info.planning_seconds;
       r.chosen = optimizer_name(info.optimizer);
       r.predicted_s = info.cost.predicted_seconds;
       r.flops = info.cost.flops;
       r.largest = info.cost.largest_intermediate;
       r.slices = info.num_slices;
+      r.steps = static_cast<double>(std::max(n - 1, 0)) * static_cast<double>(info.num_slices);
+      auto term = [&](const CostModel& m) {
+        EinsumOptions t;
+        t.tree = info.tree;
+        t.plan.cost_model = m;
+        return EinsumPlan(labels.inputs, std::span<const std::int64_t>(labels.output), shapes, dtypes, t).path().cost.predicted_seconds;
+      };
+      CostModel only;
+      only.step_seconds = 0;
+      only.gemm_rate = 1e300;
+      only.bytes_rate = 1;
+      only.element_bytes = 8;
+      only.read_factor = 1;
+      only.write_factor = 0;
+      r.read_bytes = term(only);
+      only.read_factor = 0;
+      only.write_factor = 1;
+      r.write_bytes = term(only);
+      only.write_factor = 0;
+      only.bytes_rate = 1e300;
+      only.gemm_rate = 1;
+      for (double h : kHalf) {
+        only.gemm_half_extent = h;
+        r.gemm_terms.push_back(term(only));
+      }
       if (execute && r.largest <= max_elements && r.predicted_s <= max_exec) {
         const Tensor out = Tensor::empty(plan->output_shape().span(), DType::f64);
         std::vector<double> times;
@@ -309,9 +343,11 @@ int main(int argc, char** argv) {
     char ratio[32] = "–";
     if (a.executed && best > 0) std::snprintf(ratio, sizeof ratio, "%.2f", (a.plan_s + a.measured_s) / best);
     auto exec = [&](const char* w) { return by.count(w) ? ms(by[w].measured_s) : std::string("–"); };
+    auto pred = [&](const char* w) { return by.count(w) && !by[w].chosen.empty() ? ms(by[w].predicted_s) : std::string("–"); };
+    const std::string preds = pred("suite") + " / " + pred("automatic") + " / " + pred("greedy") + " / " + pred("anneal");
     std::printf("| %s | %d | %s | %s (%s) | %s | %s | %s | %s | %s |\n", name.c_str(), n, exec("suite").c_str(),
                 ms(a.plan_s).c_str(), a.chosen.c_str(), ms(a.measured_s).c_str(), ratio, exec("greedy").c_str(),
-                exec("anneal").c_str(), ms(a.predicted_s).c_str());
+                exec("anneal").c_str(), preds.c_str());
     std::fflush(stdout);
   }
   std::vector<double> px, mx;
@@ -327,14 +363,22 @@ int main(int argc, char** argv) {
     std::fprintf(f, "[\n");
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
+      std::string terms;
+      for (std::size_t k = 0; k < r.gemm_terms.size(); ++k) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%s%.6g", k ? ", " : "", r.gemm_terms[k]);
+        terms += buf;
+      }
       std::string note;
       for (char c : r.note) note += c == '"' || c == '\\' ? ' ' : c;
       std::fprintf(f,
-                   "  {\"instance\": \"%s\", \"n\": %d, \"optimizer\": \"%s\", \"chosen\": \"%s\", \"plan_s\": %.6g, "
+                   "  {\"instance\": \"%s\", \"n\": %d, \"optimizer\": \"%s\", \"chosen\": \"%s\", \"build_s\": %.6g, \"plan_s\": %.6g, "
                    "\"predicted_s\": %.6g, \"measured_s\": %.6g, \"flops\": %.6g, \"largest_intermediate\": %.6g, "
-                   "\"slices\": %lld, \"executed\": %s, \"note\": \"%s\"}%s\n",
-                   r.instance.c_str(), r.n, r.optimizer.c_str(), r.chosen.c_str(), r.plan_s, r.predicted_s, r.measured_s,
-                   r.flops, r.largest, static_cast<long long>(r.slices), r.executed ? "true" : "false", note.c_str(),
+                   "\"slices\": %lld, \"steps\": %.6g, \"read_bytes\": %.6g, \"write_bytes\": %.6g, \"gemm_terms\": [%s], "
+                   "\"executed\": %s, \"note\": \"%s\"}%s\n",
+                   r.instance.c_str(), r.n, r.optimizer.c_str(), r.chosen.c_str(), r.build_s, r.plan_s, r.predicted_s, r.measured_s,
+                   r.flops, r.largest, static_cast<long long>(r.slices), r.steps, r.read_bytes, r.write_bytes, terms.c_str(),
+                   r.executed ? "true" : "false", note.c_str(),
                    i + 1 < rows.size() ? "," : "");
     }
     std::fprintf(f, "]\n");

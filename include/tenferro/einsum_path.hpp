@@ -167,7 +167,7 @@ struct ContractionPlan {
   ContractionCost cost;              ///< totals over all slices
   double slicing_overhead = 1.0;     ///< flops of all slices / flops unsliced
   EinsumOptimizer chosen = EinsumOptimizer::automatic;  ///< the optimizer that produced the tree
-  double planning_seconds = 0;       ///< wall time spent planning
+  double planning_seconds = 0;       ///< wall time spent planning the order and the slices (not costing)
 };
 
 /// Checks a network: at least one operand, every label in 0..extents.size()-1, no label

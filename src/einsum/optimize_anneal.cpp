@@ -39,21 +39,33 @@ constexpr int kAnnealExactMax = 10;
 // Budget and progress reporting (PlanOptions::progress, else stderr), about once a
 // second after the first second.
 //
-// With a planning fraction (automatic), the time budget is also at most the fraction of
-// the predicted seconds of the best tree so far (`limit`, updated as trees improve), and
-// nothing is printed: the user did not ask for a search.
+// With a planning fraction (automatic; Note [Automatic planning]), `limit` is the hard
+// budget (the caller's: at most the fraction of the greedy tree's predicted time) and
+// the search also stops softly: once the time spent exceeds the fraction of the best
+// tree's predicted time (`soft`, updated as trees improve) and the last improvement is
+// older than a quarter of the time spent (the search has stalled). A search that keeps
+// finding much better trees thus runs on to the hard budget, one that has converged
+// stops within the fraction of what it found. Nothing is printed: the user did not ask
+// for a search.
 class Budget {
  public:
-  Budget(const PlanOptions& o, bool quiet) : options_(o), limit_(o.time_budget_s), quiet_(quiet), start_(Clock::now()) {}
+  Budget(const PlanOptions& o, bool quiet)
+      : options_(o), limit_(o.time_budget_s), soft_(o.time_budget_s), quiet_(quiet), start_(Clock::now()) {}
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-  // Whether the fraction `f` of both budgets is used up.
+  // Whether the fraction `f` of both budgets is used up (or the soft stop applies).
   bool used(double f) const {
     if (options_.max_trials > 0 && trials >= static_cast<std::int64_t>(f * static_cast<double>(options_.max_trials)))
       return true;
-    return elapsed() >= f * limit_;
+    const double t = elapsed();
+    if (t >= f * limit_) return true;
+    return quiet_ && t >= f * soft_ && t - last_improved_ >= 0.25 * t;
   }
-  void limit(double seconds) { limit_ = std::min(options_.time_budget_s, seconds); }
+  // The soft limit: the fraction of the best tree's predicted seconds.
+  void soft(double seconds) {
+    soft_ = std::min(limit_, seconds);
+    last_improved_ = elapsed();
+  }
   void tick(double best) {
     ++trials;
     if (quiet_ && !options_.progress) return;
@@ -71,9 +83,10 @@ class Budget {
 
  private:
   const PlanOptions& options_;
-  double limit_;
+  double limit_, soft_;
   bool quiet_;
   Clock::time_point start_;
+  double last_improved_ = 0;
   double next_report_ = 1.0;
 };
 
@@ -230,7 +243,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   // the time model for the flops objective).
   const StepModel seconds_model(PlanObjective::time, model.m);
   auto update_limit = [&](double cost, const std::vector<Step>& tree) {
-    if (fraction > 0) budget.limit(fraction * (model.time ? cost : tree_cost(net, tree, seconds_model)));
+    if (fraction > 0) budget.soft(fraction * (model.time ? cost : tree_cost(net, tree, seconds_model)));
   };
   std::uint64_t rng = options.seed ^ 0x5EEDC0FFEE123457ull;
   GreedyPlanner greedy;
@@ -239,9 +252,11 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   update_limit(best, steps);
   budget.tick(best);
 
-  // Phase 1: randomized greedy restarts.
+  // Phase 1: randomized greedy restarts (automatic: a tenth of the budget; subtree
+  // reconfiguration improves the hyperedge networks of the suite much faster).
   std::vector<Step> candidate;
-  while (!budget.used(0.25)) {
+  const double phase1 = fraction > 0 ? 0.1 : 0.25;
+  while (!budget.used(phase1)) {
     GreedyParams p;
     p.costmod = 0.1 + 3.9 * next_uniform(rng);
     p.temperature = std::exp2(-10 * next_uniform(rng));  // 2^-10 .. 1
@@ -271,7 +286,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
     } else {
       current += delta;
     }
-    if (delta != 0 && model.time) update_limit(current, steps);
+    if (delta < -1e-3 * current && model.time) update_limit(current, steps);  // a real improvement
     budget.tick(current);
   }
   tree.to_steps(steps);

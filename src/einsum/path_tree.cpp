@@ -300,10 +300,11 @@ ContractionPlan plan_impl(std::string_view op, const ContractionNetwork& net, co
         // greedy's tree cannot meet the limit; the chosen one can
       }
     }
-  } else if (with_cost) {
-    plan.cost = contraction_cost(net, plan.tree, options.cost_model);
+    plan.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } else {
+    plan.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (with_cost) plan.cost = contraction_cost(net, plan.tree, options.cost_model);
   }
-  plan.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return plan;
 }
 
