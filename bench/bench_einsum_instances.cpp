@@ -8,6 +8,10 @@
 // rank correlation of predicted and measured time over all executed rows.
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
+//       [--seed N] [--generated]
+// --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
+// environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
+// tensor networks); they have no suite path, so the yardstick is anneal.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -149,6 +153,174 @@ struct Row {
   std::string note;
 };
 
+// One network to plan and run: column-major integer labels, shapes, and the suite's
+// path (empty for generated networks).
+struct Case {
+  std::string name;
+  Labels labels;
+  std::vector<tenferro::Shape> shapes;
+  std::vector<std::pair<int, int>> path;
+};
+
+std::vector<Case> read_cases(std::ifstream& in) {
+  std::vector<Case> cases;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    Parser p{line};
+    const Json j = p.parse();
+    Case c;
+    c.name = j["name"].str;
+    c.labels = column_major(j["eq_rowmajor"].str);
+    for (const auto& sh : j["shapes_rowmajor"].items) {
+      tenferro::Shape shape;
+      for (auto it = sh.items.rbegin(); it != sh.items.rend(); ++it) shape.push_back(static_cast<std::int64_t>(it->num));
+      c.shapes.push_back(shape);
+    }
+    for (const auto& step : j["opt_flops"]["path"].items)
+      c.path.emplace_back(static_cast<int>(step.items[0].num), step.items.size() > 1 ? static_cast<int>(step.items[1].num) : -1);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+// --- generated networks (--generated): the kinds users contract ---------------------
+
+// Builds a case from per-operand label lists over `extents` (label ids are the labels).
+struct NetBuilder {
+  std::vector<std::int64_t> extents;
+  Labels labels;
+  int label(std::int64_t extent) {
+    extents.push_back(extent);
+    return static_cast<int>(extents.size()) - 1;
+  }
+  Case make(const std::string& name) const {
+    Case c;
+    c.name = name;
+    c.labels = labels;
+    for (const auto& in : labels.inputs) {
+      tenferro::Shape shape;
+      for (std::int64_t l : in) shape.push_back(extents[static_cast<std::size_t>(l)]);
+      c.shapes.push_back(shape);
+    }
+    return c;
+  }
+};
+
+// <psi|O|psi> of an MPS with bonds drawn in [dlo, dhi] and an MPO of bond w: 3n tensors.
+Case mps_mpo(int n, std::int64_t dlo, std::int64_t dhi, std::int64_t d, std::int64_t w, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  NetBuilder b;
+  std::vector<int> top(n + 1), mid(n + 1), bot(n + 1);
+  for (int i = 0; i <= n; ++i) {
+    const bool edge = i == 0 || i == n;
+    const std::int64_t D = edge ? 1 : dlo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(dhi - dlo + 1));
+    top[i] = b.label(D);
+    mid[i] = b.label(edge ? 1 : w);
+    bot[i] = b.label(D);
+  }
+  for (int i = 0; i < n; ++i) {
+    const int up = b.label(d), down = b.label(d);
+    b.labels.inputs.push_back({top[i], up, top[i + 1]});
+    b.labels.inputs.push_back({mid[i], up, down, mid[i + 1]});
+    b.labels.inputs.push_back({bot[i], down, bot[i + 1]});
+  }
+  return b.make("mps_mpo_n" + std::to_string(n) + "_D" + std::to_string(dlo) + "-" + std::to_string(dhi) + "_w" + std::to_string(w));
+}
+
+// Norm of an lx×ly PEPS of bond D: ket and bra per site, physical legs summed.
+Case peps_norm(int lx, int ly, std::int64_t D, std::int64_t d) {
+  NetBuilder b;
+  auto site = [&](int x, int y) { return static_cast<std::size_t>(y * lx + x); };
+  std::vector<std::vector<std::int64_t>> ket(static_cast<std::size_t>(lx * ly)), bra(ket.size());
+  for (int y = 0; y < ly; ++y)
+    for (int x = 0; x < lx; ++x) {
+      const int p = b.label(d);
+      ket[site(x, y)].push_back(p);
+      bra[site(x, y)].push_back(p);
+      for (int dir = 0; dir < 2; ++dir) {
+        const int nx = x + (dir == 0), ny = y + (dir == 1);
+        if (nx >= lx || ny >= ly) continue;
+        const int k = b.label(D), q = b.label(D);
+        ket[site(x, y)].push_back(k), ket[site(nx, ny)].push_back(k);
+        bra[site(x, y)].push_back(q), bra[site(nx, ny)].push_back(q);
+      }
+    }
+  for (auto& k : ket) b.labels.inputs.push_back(k);
+  for (auto& q : bra) b.labels.inputs.push_back(q);
+  return b.make("peps_norm_" + std::to_string(lx) + "x" + std::to_string(ly) + "_D" + std::to_string(D));
+}
+
+// Random 3-regular graph (configuration model, redrawn until simple), closed.
+Case regular_graph(int n, std::int64_t bond, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (;;) {
+    std::vector<int> stubs;
+    for (int v = 0; v < n; ++v)
+      for (int k = 0; k < 3; ++k) stubs.push_back(v);
+    for (std::size_t i = stubs.size(); i > 1; --i) std::swap(stubs[i - 1], stubs[rng() % i]);
+    std::vector<std::pair<int, int>> edges;
+    bool simple = true;
+    for (std::size_t i = 0; i + 1 < stubs.size() && simple; i += 2) {
+      const std::pair<int, int> e(std::min(stubs[i], stubs[i + 1]), std::max(stubs[i], stubs[i + 1]));
+      simple = e.first != e.second && std::find(edges.begin(), edges.end(), e) == edges.end();
+      edges.push_back(e);
+    }
+    if (!simple) continue;
+    NetBuilder b;
+    b.labels.inputs.resize(static_cast<std::size_t>(n));
+    for (auto [x, y] : edges) {
+      const int l = b.label(bond);
+      b.labels.inputs[static_cast<std::size_t>(x)].push_back(l);
+      b.labels.inputs[static_cast<std::size_t>(y)].push_back(l);
+    }
+    return b.make("rrg3_n" + std::to_string(n) + "_bond" + std::to_string(bond));
+  }
+}
+
+// Matrix chain of n matrices with extents in [lo, hi], operands shuffled.
+Case matrix_chain(int n, std::int64_t lo, std::int64_t hi, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  NetBuilder b;
+  std::vector<int> dims;
+  for (int i = 0; i <= n; ++i) dims.push_back(b.label(lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1))));
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+  for (int i : order) b.labels.inputs.push_back({dims[static_cast<std::size_t>(i)], dims[static_cast<std::size_t>(i) + 1]});
+  b.labels.output = {dims[0], dims[static_cast<std::size_t>(n)]};
+  return b.make("matrix_chain_n" + std::to_string(n));
+}
+
+// Binary tree tensor network with 2^levels leaves (physical d, bond chi), 4 legs open.
+Case tree_network(int levels, std::int64_t chi, std::int64_t d) {
+  NetBuilder b;
+  std::vector<int> frontier;
+  for (int i = 0; i < (1 << levels); ++i) {
+    const int p = b.label(d), up = b.label(chi);
+    b.labels.inputs.push_back({p, up});
+    if (b.labels.output.size() < 4) b.labels.output.push_back(p);
+    frontier.push_back(up);
+  }
+  while (frontier.size() > 2) {
+    std::vector<int> next;
+    for (std::size_t i = 0; i + 1 < frontier.size(); i += 2) {
+      const int up = b.label(chi);
+      b.labels.inputs.push_back({frontier[i], frontier[i + 1], up});
+      next.push_back(up);
+    }
+    frontier = next;
+  }
+  b.labels.inputs.push_back({frontier[0], frontier[1]});  // the root
+  return b.make("ttn_levels" + std::to_string(levels) + "_chi" + std::to_string(chi));
+}
+
+std::vector<Case> generated_cases() {
+  return {mps_mpo(20, 64, 64, 2, 5, 1),   mps_mpo(30, 8, 96, 2, 4, 2), peps_norm(4, 4, 3, 2), peps_norm(3, 5, 4, 2),
+          regular_graph(60, 2, 3),        regular_graph(120, 2, 4),    matrix_chain(60, 20, 300, 5),
+          matrix_chain(200, 5, 100, 6),   tree_network(5, 16, 2),      tree_network(7, 8, 2)};
+}
+
 const char* optimizer_name(tenferro::EinsumOptimizer o) {
   switch (o) {
     case tenferro::EinsumOptimizer::automatic: return "given";
@@ -201,7 +373,7 @@ int main(int argc, char** argv) {
   using namespace tenferro;
   std::string file = "../shared/data/einsum-instances.jsonl", json_out, only;
   double anneal_s = 2.0, max_exec = 10.0, max_elements = 1 << 28, reps_time = 0.5;
-  bool execute = true;
+  bool execute = true, generated = false;
   std::uint64_t seed = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -214,11 +386,12 @@ int main(int argc, char** argv) {
     else if (a == "--max-elements") max_elements = std::atof(next().c_str());
     else if (a == "--reps-time") reps_time = std::atof(next().c_str());
     else if (a == "--no-exec") execute = false;
+    else if (a == "--generated") generated = true;
     else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
     else file = a;  // the old positional form
   }
   std::ifstream in(file);
-  if (!in) {
+  if (!generated && !in) {
     std::fprintf(stderr, "cannot open %s\n", file.c_str());
     return 1;
   }
@@ -229,22 +402,17 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::printf("| instance | n | suite exec ms | auto (choice) planning ms | auto exec ms | auto planning+exec / best | greedy exec ms | anneal %.3g s exec ms | predicted ms: suite / auto / greedy / anneal |\n", anneal_s);
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
-  std::string line;
+  std::vector<Case> cases = generated ? generated_cases() : read_cases(in);
   std::mt19937_64 rng(1);
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    Parser p{line};
-    const Json j = p.parse();
-    const std::string name = j["name"].str;
+  for (const Case& c : cases) {
+    const std::string& name = c.name;
     if (!only.empty() && name.find(only) == std::string::npos) continue;
-    const Labels labels = column_major(j["eq_rowmajor"].str);
-    std::vector<Shape> shapes;
+    const Labels& labels = c.labels;
+    const std::vector<Shape>& shapes = c.shapes;
+    const std::vector<std::pair<int, int>>& path = c.path;
     std::vector<DType> dtypes;
     std::vector<Tensor> ops;
-    for (const auto& sh : j["shapes_rowmajor"].items) {
-      Shape shape;
-      for (auto it = sh.items.rbegin(); it != sh.items.rend(); ++it) shape.push_back(static_cast<std::int64_t>(it->num));
-      shapes.push_back(shape);
+    for (const Shape& shape : shapes) {
       dtypes.push_back(DType::f64);
       Tensor t = Tensor::empty(shape.span(), DType::f64);
       auto* d = t.mutable_data_ptr<double>();
@@ -253,14 +421,14 @@ int main(int argc, char** argv) {
       ops.push_back(t);
     }
     const int n = static_cast<int>(ops.size());
-    std::vector<std::pair<int, int>> path;
-    for (const auto& step : j["opt_flops"]["path"].items)
-      path.emplace_back(static_cast<int>(step.items[0].num), step.items.size() > 1 ? static_cast<int>(step.items[1].num) : -1);
     std::map<std::string, Row> by;
     for (const char* which : {"suite", "automatic", "greedy", "anneal"}) {
       EinsumOptions o;
       const std::string w = which;
-      if (w == "suite") o.path = path;
+      if (w == "suite") {
+        if (path.empty()) continue;  // generated networks have no suite path
+        o.path = path;
+      }
       else if (w == "greedy") o.plan.optimizer = EinsumOptimizer::greedy;
       else if (w == "anneal") {
         if (n <= 3) continue;

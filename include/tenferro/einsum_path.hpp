@@ -61,12 +61,12 @@ struct ContractionNetwork {
 /// defaults are calibrated once on the development machine (docs/benchmarks.md); any
 /// field can be overridden.
 struct CostModel {
-  double gemm_rate = 2.0e10;           ///< multiply-adds per second of a large GEMM, one thread
-  double gemm_half_extent = 6.0;       ///< an extent where a GEMM runs at half rate in that dimension
-  double bytes_rate = 6.0e9;           ///< bytes per second of memory traffic (read, pack, write)
-  double read_factor = 2.0;            ///< each operand byte is read this many times (read + packing)
+  double gemm_rate = 2.8e10;           ///< multiply-adds per second of a large GEMM, one thread
+  double gemm_half_extent = 4.0;       ///< an extent where a GEMM runs at half rate in that dimension
+  double bytes_rate = 1.5e10;          ///< bytes per second of memory traffic (read, pack, write)
+  double read_factor = 1.5;            ///< each operand byte is read this many times (read + packing)
   double write_factor = 1.0;           ///< each result byte is written this many times
-  double step_seconds = 2.0e-6;        ///< fixed cost of one pairwise step
+  double step_seconds = 1.5e-6;        ///< fixed cost of one pairwise step
   double element_bytes = 8.0;          ///< bytes per element (einsum uses its result dtype)
 };
 

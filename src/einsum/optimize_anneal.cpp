@@ -249,6 +249,16 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   GreedyPlanner greedy;
   greedy.run(net, {}, steps);
   double best = tree_cost(net, steps, model);
+  {
+    GreedyParams bonds;
+    bonds.bonds_only = true;
+    std::vector<Step> alt;
+    greedy.run(net, bonds, alt);
+    if (const double c = tree_cost(net, alt, model); c < best) {
+      best = c;
+      steps.swap(alt);
+    }
+  }
   update_limit(best, steps);
   budget.tick(best);
 
@@ -261,6 +271,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
     p.costmod = 0.1 + 3.9 * next_uniform(rng);
     p.temperature = std::exp2(-10 * next_uniform(rng));  // 2^-10 .. 1
     p.rng = &rng;
+    p.bonds_only = (budget.trials & 1) != 0;  // alternate the two candidate rules
     greedy.run(net, p, candidate);
     const double f = tree_cost(net, candidate, model);
     if (f < best) {

@@ -180,9 +180,17 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   }
   const auto t0 = Clock::now();
   thread_local GreedyPlanner greedy;
-  thread_local std::vector<Step> greedy_steps;
+  thread_local std::vector<Step> greedy_steps, bonds_steps;
   greedy.run(net, {}, greedy_steps);
-  const double greedy_cost = tree_cost(net, greedy_steps, model);
+  double greedy_cost = tree_cost(net, greedy_steps, model);
+  // The bonds-only variant (GreedyParams::bonds_only) as a second baseline.
+  GreedyParams bonds;
+  bonds.bonds_only = true;
+  greedy.run(net, bonds, bonds_steps);
+  if (const double c = tree_cost(net, bonds_steps, model); c < greedy_cost) {
+    greedy_cost = c;
+    greedy_steps.swap(bonds_steps);
+  }
   const StepModel seconds_model(PlanObjective::time, model.m);
   const double predicted = model.time ? greedy_cost : tree_cost(net, greedy_steps, seconds_model);
   const double budget = std::min(options.time_budget_s, options.planning_fraction * predicted) - seconds_since(t0);

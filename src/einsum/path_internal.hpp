@@ -163,6 +163,11 @@ struct GreedyParams {
   double costmod = 1.0;      ///< score = size(A·B) − costmod·(size(A) + size(B))
   double temperature = 0.0;  ///< Gumbel noise on the log-score; 0: deterministic
   std::uint64_t* rng = nullptr;  ///< state of a splitmix64 generator when temperature > 0
+  /// Pairs are candidates only when they share a summed label (not one kept in the
+  /// output): on networks where one batch label sits on every operand (the suite's
+  /// language models) every pair shares it, and the plain rule then builds batched
+  /// outer products early. The rest is joined as in phase 2.
+  bool bonds_only = false;
 };
 
 /// Greedy planner with buffers reused across runs (no allocation once warm).
