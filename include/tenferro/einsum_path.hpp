@@ -130,7 +130,7 @@ struct PlanOptions {
   /// automatic: planning stops once it has spent this fraction of the predicted
   /// contraction time of the best tree so far (and never after time_budget_s).
   /// ArgumentError when negative or NaN.
-  double planning_fraction = 0.1;
+  double planning_fraction = 0.1;  // (einsum.cpp default_options() mirrors these defaults)
   /// Called when an optimizer runs longer than a second (then about once per second).
   /// When empty, progress is printed to stderr instead.
   std::function<void(const PlanProgress&)> progress;

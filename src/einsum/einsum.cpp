@@ -72,18 +72,20 @@ struct ProgramCache {
   }
 };
 
-// Only calls whose plan depends on nothing but the subscripts and shapes are cached.
+// Only calls whose plan depends on nothing but the subscripts and shapes are cached: the
+// default optimizer, objective, budgets, model and no memory limit. (A function-local
+// static PlanOptions would cost a guard check on every call; the defaults are compared
+// field by field against a value-initialised CostModel and PlanOptions' initialisers.)
+constexpr CostModel kDefaultModel{};
 bool default_options(const EinsumOptions& o) noexcept {
-  static const PlanOptions d;
   const PlanOptions& p = o.plan;
-  const CostModel &m = p.cost_model, &dm = d.cost_model;
-  const bool same_model = m.gemm_rate == dm.gemm_rate && m.gemm_half_extent == dm.gemm_half_extent &&
-                          m.bytes_rate == dm.bytes_rate && m.read_factor == dm.read_factor &&
-                          m.write_factor == dm.write_factor && m.step_seconds == dm.step_seconds &&
-                          m.element_bytes == dm.element_bytes;
-  return o.path.empty() && !o.tree && p.optimizer == EinsumOptimizer::automatic && p.objective == d.objective &&
-         p.max_intermediate_elements == 0 && p.max_intermediate_bytes == 0 && p.planning_fraction == d.planning_fraction &&
-         p.time_budget_s == d.time_budget_s && p.max_trials == d.max_trials && p.seed == d.seed && same_model;
+  const CostModel& m = p.cost_model;
+  return o.path.empty() && !o.tree && p.optimizer == EinsumOptimizer::automatic && p.max_intermediate_elements == 0 &&
+         p.max_intermediate_bytes == 0 && p.objective == PlanObjective::time && p.planning_fraction == 0.1 &&
+         p.time_budget_s == 1.0 && p.max_trials == 0 && p.seed == 0 && m.gemm_rate == kDefaultModel.gemm_rate &&
+         m.gemm_half_extent == kDefaultModel.gemm_half_extent && m.bytes_rate == kDefaultModel.bytes_rate &&
+         m.read_factor == kDefaultModel.read_factor && m.write_factor == kDefaultModel.write_factor &&
+         m.step_seconds == kDefaultModel.step_seconds && m.element_bytes == kDefaultModel.element_bytes;
 }
 
 /// One-shot: parse, build in scratch, run.

@@ -4,8 +4,12 @@
 // Two phases, both randomized from PlanOptions::seed with splitmix64:
 //  1. Randomized greedy restarts (cotengra's hyper-greedy): each restart draws a size
 //     weight `costmod` in [0.1, 4] and a temperature log-uniform in [0.001, 1] and runs
-//     the greedy planner with Gumbel noise on its scores. The deterministic greedy tree
-//     is trial 0, so the result is never worse than greedy. A quarter of the budget.
+//     the greedy planner with Gumbel noise on its scores, every other one with the
+//     bonds-only candidate rule. The deterministic greedy trees (both rules) are the
+//     start, so the result is never worse than greedy. A quarter of the budget (a tenth
+//     under automatic).
+// Trees are compared by the objective (PlanOptions::objective: the time model of
+// Note [Einsum time model] or flops); "flops" below means the objective's step cost.
 //  2. Subtree reconfiguration (cotengra's subtree_reconfigure; Gray & Kourtis,
 //     "Hyper-optimized tensor network contraction", Quantum 5, 410 (2021)) of the best
 //     tree: pick an internal node (half the time weighted by its flops, which aims the
@@ -39,6 +43,7 @@ constexpr int kAnnealExactMax = 10;
 // Budget and progress reporting (PlanOptions::progress, else stderr), about once a
 // second after the first second.
 //
+// Note [Anneal budget]
 // With a planning fraction (automatic; Note [Automatic planning]), `limit` is the hard
 // budget (the caller's: at most the fraction of the greedy tree's predicted time) and
 // the search also stops softly: once the time spent exceeds the fraction of the best
@@ -232,7 +237,7 @@ class Reconfigurer {
 }  // namespace
 
 void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps, const StepModel& model,
-                 double fraction) {
+                 double fraction, bool start_from_steps) {
   // Small networks: the exact optimum is cheaper to find than to search for.
   if (net.n <= kAnnealExactMax) {
     optimal_tree(net, steps, model);
@@ -247,9 +252,9 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   };
   std::uint64_t rng = options.seed ^ 0x5EEDC0FFEE123457ull;
   GreedyPlanner greedy;
-  greedy.run(net, {}, steps);
+  if (!start_from_steps) greedy.run(net, {}, steps);
   double best = tree_cost(net, steps, model);
-  {
+  if (!start_from_steps) {
     GreedyParams bonds;
     bonds.bonds_only = true;
     std::vector<Step> alt;

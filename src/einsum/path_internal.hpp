@@ -233,10 +233,12 @@ void optimal_tree(const PreparedNetwork& net, std::vector<Step>& steps, const St
 // --- anneal (optimize_anneal.cpp) ------------------------------------------------------
 
 /// Randomized greedy restarts followed by subtree reconfiguration (see the file's notes).
-/// `fraction` > 0 (automatic): also stop once the time spent exceeds fraction × the
-/// predicted seconds of the best tree so far; progress is then not printed to stderr.
+/// `fraction` > 0 (automatic): the soft stop of Note [Anneal budget] (after the
+/// fraction of the best tree's predicted seconds, once the search stalls); progress is
+/// then not printed to stderr. `start_from_steps`: `steps` holds the starting tree
+/// (automatic's best greedy tree) instead of running both greedy rules again.
 void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps, const StepModel& model,
-                 double fraction = 0);
+                 double fraction = 0, bool start_from_steps = false);
 
 // --- chain and automatic (optimize_auto.cpp) -----------------------------------------
 
