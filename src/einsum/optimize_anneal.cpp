@@ -47,8 +47,9 @@ constexpr int kAnnealExactMax = 10;
 // With a planning fraction (automatic; Note [Automatic planning]), `limit` is the hard
 // budget (the caller's: at most the fraction of the greedy tree's predicted time) and
 // the search also stops softly: once the time spent exceeds the fraction of the best
-// tree's predicted time (`soft`, updated as trees improve) and the last improvement is
-// older than a quarter of the time spent (the search has stalled). A search that keeps
+// tree's predicted time (`soft`, updated as trees improve) and the search has stalled:
+// as many trials without a real improvement as it took to reach the last one (at least
+// 64). A search that keeps
 // finding much better trees thus runs on to the hard budget, one that has converged
 // stops within the fraction of what it found. Nothing is printed: the user did not ask
 // for a search.
@@ -64,12 +65,15 @@ class Budget {
       return true;
     const double t = elapsed();
     if (t >= f * limit_) return true;
-    return quiet_ && t >= f * soft_ && t - last_improved_ >= 0.25 * t;
+    // Stalled: as many trials without a real improvement as it took to reach the last
+    // one (counted in trials, not seconds, so a loaded machine stops at the same tree).
+    const std::int64_t since = trials - improved_at_;
+    return quiet_ && t >= f * soft_ && since >= std::max<std::int64_t>(improved_at_, 64);
   }
   // The soft limit: the fraction of the best tree's predicted seconds.
   void soft(double seconds) {
     soft_ = std::min(limit_, seconds);
-    last_improved_ = elapsed();
+    improved_at_ = trials;
   }
   void tick(double best) {
     ++trials;
@@ -91,7 +95,7 @@ class Budget {
   double limit_, soft_;
   bool quiet_;
   Clock::time_point start_;
-  double last_improved_ = 0;
+  std::int64_t improved_at_ = 0;
   double next_report_ = 1.0;
 };
 
