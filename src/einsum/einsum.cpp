@@ -72,20 +72,26 @@ struct ProgramCache {
   }
 };
 
-// Only calls whose plan depends on nothing but the subscripts and shapes are cached: the
-// default optimizer, objective, budgets, model and no memory limit. (A function-local
-// static PlanOptions would cost a guard check on every call; the defaults are compared
-// field by field against a value-initialised CostModel and PlanOptions' initialisers.)
+// Only calls whose plan depends on nothing but the subscripts and shapes are cached: no
+// path or tree, the automatic optimizer, no memory limit, and (for 3+ operands, where
+// they steer the planner) the default objective, budgets and cost model. The 2-operand
+// call pays only the first five comparisons (the 2×2 fixed cost: docs/benchmarks.md);
+// a function-local static PlanOptions would add a guard check to every call, so the
+// defaults are compared against a value-initialised CostModel and PlanOptions'
+// initialisers.
 constexpr CostModel kDefaultModel{};
-bool default_options(const EinsumOptions& o) noexcept {
+bool default_options(const EinsumOptions& o, std::size_t num_operands) noexcept {
   const PlanOptions& p = o.plan;
+  if (!(o.path.empty() && !o.tree && p.optimizer == EinsumOptimizer::automatic && p.max_intermediate_elements == 0 &&
+        p.max_intermediate_bytes == 0))
+    return false;
+  if (num_operands < 3) return true;
   const CostModel& m = p.cost_model;
-  return o.path.empty() && !o.tree && p.optimizer == EinsumOptimizer::automatic && p.max_intermediate_elements == 0 &&
-         p.max_intermediate_bytes == 0 && p.objective == PlanObjective::time && p.planning_fraction == 0.1 &&
-         p.time_budget_s == 1.0 && p.max_trials == 0 && p.seed == 0 && m.gemm_rate == kDefaultModel.gemm_rate &&
-         m.gemm_half_extent == kDefaultModel.gemm_half_extent && m.bytes_rate == kDefaultModel.bytes_rate &&
-         m.read_factor == kDefaultModel.read_factor && m.write_factor == kDefaultModel.write_factor &&
-         m.step_seconds == kDefaultModel.step_seconds && m.element_bytes == kDefaultModel.element_bytes;
+  return p.objective == PlanObjective::time && p.planning_fraction == 0.1 && p.time_budget_s == 1.0 && p.max_trials == 0 &&
+         p.seed == 0 && m.gemm_rate == kDefaultModel.gemm_rate && m.gemm_half_extent == kDefaultModel.gemm_half_extent &&
+         m.bytes_rate == kDefaultModel.bytes_rate && m.read_factor == kDefaultModel.read_factor &&
+         m.write_factor == kDefaultModel.write_factor && m.step_seconds == kDefaultModel.step_seconds &&
+         m.element_bytes == kDefaultModel.element_bytes;
 }
 
 /// One-shot: parse, build in scratch, run.
@@ -103,7 +109,7 @@ void one_shot(Session& s, Parse&& parse, std::span<const Tensor> operands, const
 /// One-shot string form through the program cache (Note [Einsum program cache]).
 void one_shot_string(Session& s, std::string_view subs, std::span<const Tensor> operands, const EinsumOptions& options, const Tensor* out,
                      Tensor& result) {
-  if (!default_options(options)) {
+  if (!default_options(options, operands.size())) {
     one_shot(s, [&](Parsed& p) { parse_subscripts(subs, p); }, operands, options, out, result);
     return;
   }
