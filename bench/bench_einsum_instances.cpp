@@ -8,7 +8,7 @@
 // rank correlation of predicted and measured time over all executed rows.
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
-//       [--seed N] [--generated]
+//       [--seed N] [--generated] [--memory-limit ELEMENTS]
 // --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
 // environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
 // tensor networks); they have no suite path, so the yardstick is anneal.
@@ -374,6 +374,7 @@ int main(int argc, char** argv) {
   std::string file = "../shared/data/einsum-instances.jsonl", json_out, only;
   double anneal_s = 2.0, max_exec = 10.0, max_elements = 1 << 28, reps_time = 0.5;
   bool execute = true, generated = false;
+  double memory_limit = 0;  // PlanOptions::max_intermediate_elements for every optimizer
   std::uint64_t seed = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -387,6 +388,7 @@ int main(int argc, char** argv) {
     else if (a == "--reps-time") reps_time = std::atof(next().c_str());
     else if (a == "--no-exec") execute = false;
     else if (a == "--generated") generated = true;
+    else if (a == "--memory-limit") memory_limit = std::atof(next().c_str());
     else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
     else file = a;  // the old positional form
   }
@@ -424,6 +426,7 @@ int main(int argc, char** argv) {
     std::map<std::string, Row> by;
     for (const char* which : {"suite", "automatic", "greedy", "anneal"}) {
       EinsumOptions o;
+      o.plan.max_intermediate_elements = memory_limit;
       const std::string w = which;
       if (w == "suite") {
         if (path.empty()) continue;  // generated networks have no suite path
