@@ -128,7 +128,8 @@ struct EinsumProgram;  // internal
 /// done once for given operand shapes and dtypes; execute() then only checks that the
 /// operands still have those shapes and dtypes (any strides are fine) and runs the steps.
 /// Holds no operand. With execute_into in a held session, steady-state execution does
-/// not allocate from the heap (intermediates come from the session's pool).
+/// not allocate from the heap (intermediates come from the session's pool), except a
+/// few small bookkeeping vectors per call when the plan is sliced.
 class TENFERRO_API EinsumPlan {
  public:
   /// Prepares the subscripts for operands of these shapes and dtypes. Throws as einsum.

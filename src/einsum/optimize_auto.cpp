@@ -193,7 +193,10 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   }
   const StepModel seconds_model(PlanObjective::time, model.m);
   const double predicted = model.time ? greedy_cost : tree_cost(net, greedy_steps, seconds_model);
-  const double budget = std::min(options.time_budget_s, options.planning_fraction * predicted) - seconds_since(t0);
+  double budget = std::min(options.time_budget_s, options.planning_fraction * predicted) - seconds_since(t0);
+  // Extents whose products overflow predict infinite time; an infinite time_budget_s
+  // then would let anneal run forever: fall back to one second.
+  if (!std::isfinite(budget)) budget = 1.0;
   const double nn = n;
   steps = greedy_steps;
   EinsumOptimizer chosen = EinsumOptimizer::greedy;

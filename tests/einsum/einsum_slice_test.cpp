@@ -112,6 +112,12 @@ TEST(EinsumSlice, PathReportsTheSlicedLabels) {
   EinsumOptions ob;
   ob.plan.max_intermediate_bytes = 16 * 8;
   EXPECT_EQ(einsum_path("ij,jk,kl->il", shapes, ob).num_slices, info.num_slices);
+  // A prepared plan counts bytes of its result dtype: 16 c128 elements are 256 bytes.
+  const std::vector<DType> c128(3, DType::c128);
+  ob.plan.max_intermediate_bytes = 16 * 16;
+  EXPECT_EQ(EinsumPlan("ij,jk,kl->il", shapes, c128, ob).num_slices(), info.num_slices);
+  ob.plan.max_intermediate_bytes = 16 * 8;  // 8 c128 elements: more slices
+  EXPECT_GT(EinsumPlan("ij,jk,kl->il", shapes, c128, ob).num_slices(), info.num_slices);
 }
 
 TEST(EinsumSlice, PlanRunsAnyPartitionOfSlices) {
