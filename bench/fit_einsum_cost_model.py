@@ -76,7 +76,7 @@ def spearman(x, y):
 
 
 def main():
-    data = [r for r in json.load(open(sys.argv[1])) if r["executed"] and r["measured_s"] > 0]
+    data = [r for r in json.load(open(sys.argv[1])) if r["executed"] and r["measured_s"] > 0 and r["slices"] == 1]
     t = [r["measured_s"] for r in data]
     best = None
     for hi, h in enumerate(HALF):
