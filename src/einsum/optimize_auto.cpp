@@ -13,8 +13,8 @@
 //     O(n^3) steps (the matrix-chain algorithm, Cormen et al. §15.2), when its estimated
 //     cost fits the budget.
 //  4. Up to kAutoDpMax operands (and optimal_max_operands), the exact subset DP when its
-//     estimated cost (3^n / 2 splits, less on sparse networks) fits the budget; up to
-//     kAutoDpAlways always.
+//     estimated cost (3^n / 2 splits at a measured cost per split) fits the budget; up
+//     to kAutoDpAlways always.
 //  5. Otherwise anneal (randomized greedy restarts, then subtree reconfiguration) with
 //     the dynamic budget, from the fixed seed PlanOptions::seed: deterministic up to
 //     where the clock stops it (a given max_trials makes it fully deterministic).
@@ -35,8 +35,13 @@ using Clock = std::chrono::steady_clock;
 constexpr int kAutoDpAlways = 6;
 // Exact DP when its estimated cost fits the budget up to this many operands.
 constexpr int kAutoDpMax = 16;
-// Measured cost of one DP split and of one chain-DP step (release build, one core).
-constexpr double kDpSplitSeconds = 8e-9;
+// Measured cost of one DP split under the time objective (release build, one core,
+// plan_auto_test's SubsetDpTimeUnderTheTimeObjective: 8 operands 0.11 ms, 10: 2.2 ms
+// with every split tried; 12: 0.44 ms, 14: 3.8 ms, 16: 10 ms with connected splits on
+// sparse networks) and of one chain-DP step (100 matrices: 1.15 ms). Above 10 operands
+// the estimate is kept well above the sparse measurements: dense networks prune less.
+constexpr double kDpAllSplitSeconds = 80e-9;
+constexpr double kDpSplitSeconds = 20e-9;
 constexpr double kChainStepSeconds = 8e-9;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -215,7 +220,7 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
       return chosen;
     }
   }
-  if (n <= dp_max && std::pow(3.0, nn) / 2 * kDpSplitSeconds <= budget) {
+  if (n <= dp_max && std::pow(3.0, nn) / 2 * (n <= 10 ? kDpAllSplitSeconds : kDpSplitSeconds) <= budget) {
     optimal_tree(net, candidate, model);
     keep_if_better(candidate, EinsumOptimizer::optimal);
     return chosen;
