@@ -94,9 +94,11 @@ enum class EinsumOptimizer : std::uint8_t {
   anneal,     ///< for large networks: randomized greedy restarts, then exact rewrites of
               ///< random subtrees (see optimize_anneal.cpp); never worse than greedy;
               ///< up to 10 operands it returns the optimal tree
-  chain,      ///< exact interval DP for a chain (operand i shares labels only with i-1 and
-              ///< i+1, in some order): O(n^3); plan_contraction throws ArgumentError
-              ///< for a network that is not a chain
+  chain,      ///< for a chain (the operands sharing summed labels form a path, in any
+              ///< operand order): the matrix-chain interval DP, O(n^3), the best tree
+              ///< among those that contract contiguous runs of the chain (all trees
+              ///< without outer products between non-neighbours); plan_contraction
+              ///< throws ArgumentError for a network that is not a chain
 };
 
 /// What the optimizers minimise.
