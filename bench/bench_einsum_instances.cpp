@@ -1,23 +1,33 @@
-// Real-world check of the contraction-order planners: plans every instance of the
-// tenferro benchmark suite (einsum-instances.jsonl, see shared/data/README.md) with
-// greedy, optimal (up to 16 operands) and anneal, and prints log10 flops next to the
-// suite's opt_einsum metadata (`opt_flops.log10_flops`) and to our cost of the suite's
-// own path. A table printer, not a Google Benchmark (planning quality, not speed).
-//   build/release/bench/bench_einsum_instances [path/to/einsum-instances.jsonl] [anneal seconds]
+// Real-world check of the contraction-order planners and of execution: for every
+// instance of the tenferro benchmark suite (einsum-instances.jsonl, see
+// shared/data/README.md) and every optimizer (the suite's own opt_flops path, automatic,
+// greedy, anneal with a budget), it prepares an EinsumPlan (planning time), runs it on
+// one thread (median measured time; skipped when the largest intermediate exceeds
+// --max-elements or the predicted time exceeds --max-exec), and prints a markdown table
+// plus, with --json, one JSON object per (instance, optimizer). The last line gives the
+// rank correlation of predicted and measured time over all executed rows.
+//   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
+//       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
+//       [--seed N] [--generated] [--memory-limit ELEMENTS]
+// --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
+// environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
+// tensor networks); they have no suite path, so the yardstick is anneal.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "tenferro/einsum_path.hpp"
+#include "tenferro/tenferro.hpp"
 
 namespace {
 
@@ -98,95 +108,452 @@ std::uint32_t next_code_point(const std::string& s, std::size_t& i) {
   return cp;
 }
 
-// Row-major equation and shapes → network. Labels repeated within an operand count once
-// (einsum takes the diagonal first); label order within operands does not matter here.
-tenferro::ContractionNetwork to_network(const std::string& eq, const Json& shapes) {
-  tenferro::ContractionNetwork net;
-  std::map<std::uint32_t, int> ids;
-  std::size_t i = 0;
-  int operand = 0, axis = 0;
-  bool output = false;
-  net.inputs.emplace_back();
-  auto label = [&](std::uint32_t cp, std::int64_t extent) {
-    auto [it, fresh] = ids.emplace(cp, static_cast<int>(ids.size()));
-    if (fresh) net.extents.push_back(extent);
-    return it->second;
-  };
-  while (i < eq.size()) {
-    if (eq[i] == ',') {
-      ++i, ++operand, axis = 0;
-      net.inputs.emplace_back();
-      continue;
-    }
-    if (eq[i] == '-' && i + 1 < eq.size() && eq[i + 1] == '>') {
-      i += 2;
-      output = true;
-      continue;
-    }
-    const std::uint32_t cp = next_code_point(eq, i);
-    if (output) {
-      net.output.push_back(ids.at(cp));
-    } else {
-      const auto extent = static_cast<std::int64_t>(shapes.items[operand].items[axis++].num);
-      const int l = label(cp, extent);
-      auto& in = net.inputs.back();
-      if (std::find(in.begin(), in.end(), l) == in.end()) in.push_back(l);
-    }
-  }
-  return net;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::string file = argc > 1 ? argv[1] : "../shared/data/einsum-instances.jsonl";
-  const double anneal_s = argc > 2 ? std::atof(argv[2]) : 2.0;
-  std::ifstream in(file);
-  if (!in) {
-    std::fprintf(stderr, "cannot open %s\n", file.c_str());
-    return 1;
+// Row-major subscripts → column-major label lists (integer form: the suite's labels
+// include digits, which the string form does not accept): each operand's and the
+// output's labels reversed, code points as labels.
+struct Labels {
+  std::vector<std::vector<std::int64_t>> inputs;
+  std::vector<std::int64_t> output;
+};
+Labels column_major(const std::string& eq) {
+  Labels out;
+  const auto arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow), rhs = eq.substr(arrow + 2);
+  out.inputs.emplace_back();
+  for (std::size_t i = 0; i < lhs.size();) {
+    if (lhs[i] == ',') {
+      out.inputs.emplace_back();
+      ++i;
+      continue;
+    }
+    out.inputs.back().push_back(next_code_point(lhs, i));
   }
-  std::printf("| instance | n | suite log10 | our cost of suite path | greedy | optimal | anneal (%.0f s) |\n", anneal_s);
-  std::printf("|---|---|---|---|---|---|---|\n");
+  for (std::size_t i = 0; i < rhs.size();) out.output.push_back(next_code_point(rhs, i));
+  for (auto& in : out.inputs) std::reverse(in.begin(), in.end());
+  std::reverse(out.output.begin(), out.output.end());
+  return out;
+}
+
+constexpr double kHalf[] = {0, 2, 4, 8, 16, 32, 64};
+
+struct Row {
+  std::string instance, optimizer, chosen;
+  int n = 0;
+  double build_s = 0, plan_s = 0, predicted_s = 0, measured_s = -1, flops = 0, largest = 0;
+  std::int64_t slices = 1;
+  // The time model's terms of this tree (for bench/fit_einsum_cost_model.py): steps,
+  // Σ madds / efficiency for each half extent of kHalf, Σ operand and result bytes.
+  double steps = 0, read_bytes = 0, write_bytes = 0;
+  std::vector<double> gemm_terms;
+  bool executed = false;
+  std::string note;
+};
+
+// One network to plan and run: column-major integer labels, shapes, and the suite's
+// path (empty for generated networks).
+struct Case {
+  std::string name;
+  Labels labels;
+  std::vector<tenferro::Shape> shapes;
+  std::vector<std::pair<int, int>> path;
+};
+
+std::vector<Case> read_cases(std::ifstream& in) {
+  std::vector<Case> cases;
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     Parser p{line};
     const Json j = p.parse();
-    const auto net = to_network(j["eq_rowmajor"].str, j["shapes_rowmajor"]);
-    const int n = static_cast<int>(net.inputs.size());
-    const Json& path_json = j["opt_flops"]["path"];
-    std::vector<std::pair<int, int>> path;
-    for (const auto& step : path_json.items) {
-      path.emplace_back(static_cast<int>(step.items[0].num),
-                        step.items.size() > 1 ? static_cast<int>(step.items[1].num) : -1);
+    Case c;
+    c.name = j["name"].str;
+    c.labels = column_major(j["eq_rowmajor"].str);
+    for (const auto& sh : j["shapes_rowmajor"].items) {
+      tenferro::Shape shape;
+      for (auto it = sh.items.rbegin(); it != sh.items.rend(); ++it) shape.push_back(static_cast<std::int64_t>(it->num));
+      c.shapes.push_back(shape);
     }
-    const double suite = j["opt_flops"]["log10_flops"].num;
-    const double ours_of_suite =
-        std::log10(tenferro::contraction_cost(net, tenferro::ContractionTree::from_linear_path(n, path)).flops);
-    auto run = [&](tenferro::EinsumOptimizer opt) {
-      tenferro::PlanOptions o;
-      o.optimizer = opt;
-      o.time_budget_s = anneal_s;
-      o.seed = 1;
-      o.progress = [](const tenferro::PlanProgress&) {};
+    for (const auto& step : j["opt_flops"]["path"].items)
+      c.path.emplace_back(static_cast<int>(step.items[0].num), step.items.size() > 1 ? static_cast<int>(step.items[1].num) : -1);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+// --- generated networks (--generated): the kinds users contract ---------------------
+
+// Builds a case from per-operand label lists over `extents` (label ids are the labels).
+struct NetBuilder {
+  std::vector<std::int64_t> extents;
+  Labels labels;
+  int label(std::int64_t extent) {
+    extents.push_back(extent);
+    return static_cast<int>(extents.size()) - 1;
+  }
+  Case make(const std::string& name) const {
+    Case c;
+    c.name = name;
+    c.labels = labels;
+    for (const auto& in : labels.inputs) {
+      tenferro::Shape shape;
+      for (std::int64_t l : in) shape.push_back(extents[static_cast<std::size_t>(l)]);
+      c.shapes.push_back(shape);
+    }
+    return c;
+  }
+};
+
+// <psi|O|psi> of an MPS with bonds drawn in [dlo, dhi] and an MPO of bond w: 3n tensors.
+Case mps_mpo(int n, std::int64_t dlo, std::int64_t dhi, std::int64_t d, std::int64_t w, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  NetBuilder b;
+  std::vector<int> top(n + 1), mid(n + 1), bot(n + 1);
+  for (int i = 0; i <= n; ++i) {
+    const bool edge = i == 0 || i == n;
+    const std::int64_t D = edge ? 1 : dlo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(dhi - dlo + 1));
+    top[i] = b.label(D);
+    mid[i] = b.label(edge ? 1 : w);
+    bot[i] = b.label(D);
+  }
+  for (int i = 0; i < n; ++i) {
+    const int up = b.label(d), down = b.label(d);
+    b.labels.inputs.push_back({top[i], up, top[i + 1]});
+    b.labels.inputs.push_back({mid[i], up, down, mid[i + 1]});
+    b.labels.inputs.push_back({bot[i], down, bot[i + 1]});
+  }
+  return b.make("mps_mpo_n" + std::to_string(n) + "_D" + std::to_string(dlo) + "-" + std::to_string(dhi) + "_w" + std::to_string(w));
+}
+
+// Norm of an lx×ly PEPS of bond D: ket and bra per site, physical legs summed.
+Case peps_norm(int lx, int ly, std::int64_t D, std::int64_t d) {
+  NetBuilder b;
+  auto site = [&](int x, int y) { return static_cast<std::size_t>(y * lx + x); };
+  std::vector<std::vector<std::int64_t>> ket(static_cast<std::size_t>(lx * ly)), bra(ket.size());
+  for (int y = 0; y < ly; ++y)
+    for (int x = 0; x < lx; ++x) {
+      const int p = b.label(d);
+      ket[site(x, y)].push_back(p);
+      bra[site(x, y)].push_back(p);
+      for (int dir = 0; dir < 2; ++dir) {
+        const int nx = x + (dir == 0), ny = y + (dir == 1);
+        if (nx >= lx || ny >= ly) continue;
+        const int k = b.label(D), q = b.label(D);
+        ket[site(x, y)].push_back(k), ket[site(nx, ny)].push_back(k);
+        bra[site(x, y)].push_back(q), bra[site(nx, ny)].push_back(q);
+      }
+    }
+  for (auto& k : ket) b.labels.inputs.push_back(k);
+  for (auto& q : bra) b.labels.inputs.push_back(q);
+  return b.make("peps_norm_" + std::to_string(lx) + "x" + std::to_string(ly) + "_D" + std::to_string(D));
+}
+
+// Random 3-regular graph (configuration model, redrawn until simple), closed.
+Case regular_graph(int n, std::int64_t bond, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (;;) {
+    std::vector<int> stubs;
+    for (int v = 0; v < n; ++v)
+      for (int k = 0; k < 3; ++k) stubs.push_back(v);
+    for (std::size_t i = stubs.size(); i > 1; --i) std::swap(stubs[i - 1], stubs[rng() % i]);
+    std::vector<std::pair<int, int>> edges;
+    bool simple = true;
+    for (std::size_t i = 0; i + 1 < stubs.size() && simple; i += 2) {
+      const std::pair<int, int> e(std::min(stubs[i], stubs[i + 1]), std::max(stubs[i], stubs[i + 1]));
+      simple = e.first != e.second && std::find(edges.begin(), edges.end(), e) == edges.end();
+      edges.push_back(e);
+    }
+    if (!simple) continue;
+    NetBuilder b;
+    b.labels.inputs.resize(static_cast<std::size_t>(n));
+    for (auto [x, y] : edges) {
+      const int l = b.label(bond);
+      b.labels.inputs[static_cast<std::size_t>(x)].push_back(l);
+      b.labels.inputs[static_cast<std::size_t>(y)].push_back(l);
+    }
+    return b.make("rrg3_n" + std::to_string(n) + "_bond" + std::to_string(bond));
+  }
+}
+
+// Matrix chain of n matrices with extents in [lo, hi], operands shuffled.
+Case matrix_chain(int n, std::int64_t lo, std::int64_t hi, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  NetBuilder b;
+  std::vector<int> dims;
+  for (int i = 0; i <= n; ++i) dims.push_back(b.label(lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1))));
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+  for (int i : order) b.labels.inputs.push_back({dims[static_cast<std::size_t>(i)], dims[static_cast<std::size_t>(i) + 1]});
+  b.labels.output = {dims[0], dims[static_cast<std::size_t>(n)]};
+  return b.make("matrix_chain_n" + std::to_string(n));
+}
+
+// Binary tree tensor network with 2^levels leaves (physical d, bond chi), 4 legs open.
+Case tree_network(int levels, std::int64_t chi, std::int64_t d) {
+  NetBuilder b;
+  std::vector<int> frontier;
+  for (int i = 0; i < (1 << levels); ++i) {
+    const int p = b.label(d), up = b.label(chi);
+    b.labels.inputs.push_back({p, up});
+    if (b.labels.output.size() < 4) b.labels.output.push_back(p);
+    frontier.push_back(up);
+  }
+  while (frontier.size() > 2) {
+    std::vector<int> next;
+    for (std::size_t i = 0; i + 1 < frontier.size(); i += 2) {
+      const int up = b.label(chi);
+      b.labels.inputs.push_back({frontier[i], frontier[i + 1], up});
+      next.push_back(up);
+    }
+    frontier = next;
+  }
+  b.labels.inputs.push_back({frontier[0], frontier[1]});  // the root
+  return b.make("ttn_levels" + std::to_string(levels) + "_chi" + std::to_string(chi));
+}
+
+std::vector<Case> generated_cases() {
+  return {mps_mpo(20, 64, 64, 2, 5, 1),   mps_mpo(30, 8, 96, 2, 4, 2), peps_norm(4, 4, 3, 2), peps_norm(3, 5, 4, 2),
+          regular_graph(60, 2, 3),        regular_graph(120, 2, 4),    matrix_chain(60, 20, 300, 5),
+          matrix_chain(200, 5, 100, 6),   tree_network(5, 16, 2),      tree_network(7, 8, 2)};
+}
+
+const char* optimizer_name(tenferro::EinsumOptimizer o) {
+  switch (o) {
+    case tenferro::EinsumOptimizer::automatic: return "given";
+    case tenferro::EinsumOptimizer::greedy: return "greedy";
+    case tenferro::EinsumOptimizer::optimal: return "optimal";
+    case tenferro::EinsumOptimizer::anneal: return "anneal";
+    case tenferro::EinsumOptimizer::chain: return "chain";
+  }
+  return "?";
+}
+
+// Spearman rank correlation (average ranks for ties).
+double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  auto ranks = [](const std::vector<double>& v) {
+    std::vector<std::size_t> idx(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    std::vector<double> r(v.size());
+    for (std::size_t i = 0; i < idx.size();) {
+      std::size_t j = i;
+      while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+      for (std::size_t k = i; k <= j; ++k) r[idx[k]] = (static_cast<double>(i + j)) / 2;
+      i = j + 1;
+    }
+    return r;
+  };
+  const auto rx = ranks(x), ry = ranks(y);
+  const double n = static_cast<double>(x.size());
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) mx += rx[i] / n, my += ry[i] / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (rx[i] - mx) * (ry[i] - my);
+    sxx += (rx[i] - mx) * (rx[i] - mx);
+    syy += (ry[i] - my) * (ry[i] - my);
+  }
+  return sxy / std::sqrt(sxx * syy);
+}
+
+std::string ms(double s) {
+  if (s < 0) return "–";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 1e-3 ? "%.3f" : s < 1 ? "%.2f" : "%.0f", s * 1e3);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tenferro;
+  std::string file = "../shared/data/einsum-instances.jsonl", json_out, only;
+  double anneal_s = 2.0, max_exec = 10.0, max_elements = 1 << 28, reps_time = 0.5;
+  bool execute = true, generated = false;
+  double memory_limit = 0;  // PlanOptions::max_intermediate_elements for every optimizer
+  std::uint64_t seed = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--data") file = next();
+    else if (a == "--anneal") anneal_s = std::atof(next().c_str());
+    else if (a == "--json") json_out = next();
+    else if (a == "--only") only = next();
+    else if (a == "--max-exec") max_exec = std::atof(next().c_str());
+    else if (a == "--max-elements") max_elements = std::atof(next().c_str());
+    else if (a == "--reps-time") reps_time = std::atof(next().c_str());
+    else if (a == "--no-exec") execute = false;
+    else if (a == "--generated") generated = true;
+    else if (a == "--memory-limit") memory_limit = std::atof(next().c_str());
+    else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
+    else file = a;  // the old positional form
+  }
+  std::ifstream in(file);
+  if (!generated && !in) {
+    std::fprintf(stderr, "cannot open %s\n", file.c_str());
+    return 1;
+  }
+  CpuBackendOptions bo;
+  bo.num_threads = 1;
+  CpuBackend backend(bo);
+  HeldSession s = backend.open_session();
+  std::vector<Row> rows;
+  std::printf("| instance | n | suite exec ms | auto (choice) planning ms | auto exec ms | auto planning+exec / best | greedy exec ms | anneal %.3g s exec ms | predicted ms: suite / auto / greedy / anneal |\n", anneal_s);
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  std::vector<Case> cases = generated ? generated_cases() : read_cases(in);
+  std::mt19937_64 rng(1);
+  for (const Case& c : cases) {
+    const std::string& name = c.name;
+    if (!only.empty() && name.find(only) == std::string::npos) continue;
+    const Labels& labels = c.labels;
+    const std::vector<Shape>& shapes = c.shapes;
+    const std::vector<std::pair<int, int>>& path = c.path;
+    std::vector<DType> dtypes;
+    std::vector<Tensor> ops;
+    for (const Shape& shape : shapes) {
+      dtypes.push_back(DType::f64);
+      Tensor t = Tensor::empty(shape.span(), DType::f64);
+      auto* d = t.mutable_data_ptr<double>();
+      std::uniform_real_distribution<double> u(0.5, 1.0);
+      for (std::int64_t k = 0; k < t.numel(); ++k) d[k] = u(rng);
+      ops.push_back(t);
+    }
+    const int n = static_cast<int>(ops.size());
+    std::map<std::string, Row> by;
+    for (const char* which : {"suite", "automatic", "greedy", "anneal"}) {
+      EinsumOptions o;
+      o.plan.max_intermediate_elements = memory_limit;
+      const std::string w = which;
+      if (w == "suite") {
+        if (path.empty()) continue;  // generated networks have no suite path
+        o.path = path;
+      }
+      else if (w == "greedy") o.plan.optimizer = EinsumOptimizer::greedy;
+      else if (w == "anneal") {
+        if (n <= 3) continue;
+        o.plan.optimizer = EinsumOptimizer::anneal;
+        o.plan.time_budget_s = anneal_s;
+        o.plan.seed = seed;
+        o.plan.progress = [](const PlanProgress&) {};
+      }
+      Row r;
+      r.instance = name;
+      r.optimizer = w;
+      r.n = n;
       const auto t0 = std::chrono::steady_clock::now();
-      const auto tree = tenferro::plan_contraction(net, o);
-      const double dt = seconds_since(t0);
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.4f (%.3g ms)", std::log10(tenferro::contraction_cost(net, tree).flops), dt * 1e3);
-      return std::string(buf);
-    };
-    const std::string greedy = run(tenferro::EinsumOptimizer::greedy);
-    const std::string optimal = n <= 16 ? run(tenferro::EinsumOptimizer::optimal) : "–";
-    const std::string anneal = n > 10 ? run(tenferro::EinsumOptimizer::anneal) : "= optimal";
-    std::printf("| %s | %d | %.4f | %.4f | %s | %s | %s |\n", j["name"].str.c_str(), n, suite, ours_of_suite,
-                greedy.c_str(), optimal.c_str(), anneal.c_str());
+      std::unique_ptr<EinsumPlan> plan;
+      try {
+        plan = std::make_unique<EinsumPlan>(labels.inputs, std::span<const std::int64_t>(labels.output), shapes, dtypes, o);
+      } catch (const std::exception& e) {
+        r.note = e.what();
+        std::fprintf(stderr, "%s / %s: %s\n", name.c_str(), which, e.what());
+        rows.push_back(r);
+        by[w] = r;
+        continue;
+      }
+      r.build_s = seconds_since(t0);
+      const auto& info = plan->path();
+      r.plan_s = info.planning_seconds;
+      r.chosen = optimizer_name(info.optimizer);
+      r.predicted_s = info.cost.predicted_seconds;
+      r.flops = info.cost.flops;
+      r.largest = info.cost.largest_intermediate;
+      r.slices = info.num_slices;
+      r.steps = static_cast<double>(std::max(n - 1, 0)) * static_cast<double>(info.num_slices);
+      auto term = [&](const CostModel& m) {
+        EinsumOptions t;
+        t.tree = info.tree;
+        t.plan.cost_model = m;
+        return EinsumPlan(labels.inputs, std::span<const std::int64_t>(labels.output), shapes, dtypes, t).path().cost.predicted_seconds;
+      };
+      CostModel only;
+      only.step_seconds = 0;
+      only.gemm_rate = 1e300;
+      only.bytes_rate = 1;
+      only.element_bytes = 8;
+      only.read_factor = 1;
+      only.write_factor = 0;
+      r.read_bytes = term(only);
+      only.read_factor = 0;
+      only.write_factor = 1;
+      r.write_bytes = term(only);
+      only.write_factor = 0;
+      only.bytes_rate = 1e300;
+      only.gemm_rate = 1;
+      for (double h : kHalf) {
+        only.gemm_half_extent = h;
+        r.gemm_terms.push_back(term(only));
+      }
+      if (execute && r.largest <= max_elements && r.predicted_s <= max_exec) {
+        const Tensor out = Tensor::empty(plan->output_shape().span(), DType::f64);
+        std::vector<double> times;
+        const auto start = std::chrono::steady_clock::now();
+        if (r.predicted_s < 0.05) plan->execute_into(s, ops, out);  // warm the pool
+        do {
+          const auto t1 = std::chrono::steady_clock::now();
+          plan->execute_into(s, ops, out);
+          times.push_back(seconds_since(t1));
+        } while (seconds_since(start) < reps_time && times.size() < 50);
+        std::sort(times.begin(), times.end());
+        r.measured_s = times[times.size() / 2];
+        r.executed = true;
+      } else if (execute) {
+        r.note = "not run (largest intermediate or predicted time above the caps)";
+      }
+      rows.push_back(r);
+      by[w] = r;
+    }
+    const Row& a = by["automatic"];
+    double best = -1;
+    for (const char* w : {"suite", "anneal"})
+      if (by.count(w) && by[w].executed && (best < 0 || by[w].measured_s < best)) best = by[w].measured_s;
+    char ratio[32] = "–";
+    if (a.executed && best > 0) std::snprintf(ratio, sizeof ratio, "%.2f", (a.plan_s + a.measured_s) / best);
+    auto exec = [&](const char* w) { return by.count(w) ? ms(by[w].measured_s) : std::string("–"); };
+    auto pred = [&](const char* w) { return by.count(w) && !by[w].chosen.empty() ? ms(by[w].predicted_s) : std::string("–"); };
+    const std::string preds = pred("suite") + " / " + pred("automatic") + " / " + pred("greedy") + " / " + pred("anneal");
+    std::printf("| %s | %d | %s | %s (%s) | %s | %s | %s | %s | %s |\n", name.c_str(), n, exec("suite").c_str(),
+                ms(a.plan_s).c_str(), a.chosen.c_str(), ms(a.measured_s).c_str(), ratio, exec("greedy").c_str(),
+                exec("anneal").c_str(), preds.c_str());
     std::fflush(stdout);
+  }
+  std::vector<double> px, mx;
+  for (const Row& r : rows)
+    if (r.executed) px.push_back(r.predicted_s), mx.push_back(r.measured_s);
+  if (px.size() > 2) std::printf("\nrank correlation (Spearman) of predicted and measured time over %zu runs: %.3f\n", px.size(), spearman(px, mx));
+  if (!json_out.empty()) {
+    std::FILE* f = std::fopen(json_out.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "cannot write %s\n", json_out.c_str());
+      return 1;
+    }
+    std::fprintf(f, "[\n");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      std::string terms;
+      for (std::size_t k = 0; k < r.gemm_terms.size(); ++k) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%s%.6g", k ? ", " : "", r.gemm_terms[k]);
+        terms += buf;
+      }
+      std::string note;
+      for (char c : r.note) note += c == '"' || c == '\\' ? ' ' : c;
+      std::fprintf(f,
+                   "  {\"instance\": \"%s\", \"n\": %d, \"optimizer\": \"%s\", \"chosen\": \"%s\", \"build_s\": %.6g, \"plan_s\": %.6g, "
+                   "\"predicted_s\": %.6g, \"measured_s\": %.6g, \"flops\": %.6g, \"largest_intermediate\": %.6g, "
+                   "\"slices\": %lld, \"steps\": %.6g, \"read_bytes\": %.6g, \"write_bytes\": %.6g, \"gemm_terms\": [%s], "
+                   "\"executed\": %s, \"note\": \"%s\"}%s\n",
+                   r.instance.c_str(), r.n, r.optimizer.c_str(), r.chosen.c_str(), r.build_s, r.plan_s, r.predicted_s, r.measured_s,
+                   r.flops, r.largest, static_cast<long long>(r.slices), r.steps, r.read_bytes, r.write_bytes, terms.c_str(),
+                   r.executed ? "true" : "false", note.c_str(),
+                   i + 1 < rows.size() ? "," : "");
+    }
+    std::fprintf(f, "]\n");
+    std::fclose(f);
   }
   return 0;
 }

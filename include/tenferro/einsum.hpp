@@ -24,6 +24,11 @@
 /// Integer form: one label list per operand (any labels >= 0, any number of distinct
 /// labels) and an optional output list; the same rules apply (no ellipsis).
 ///
+/// Memory: with PlanOptions::max_intermediate_elements / max_intermediate_bytes (bytes
+/// of the result dtype), labels are sliced so that every intermediate fits; the slices
+/// run one after another on pooled buffers and add into the result (EinsumPathInfo
+/// names the sliced labels). ArgumentError when the limit cannot be met.
+///
 /// Execution. Single operands are reduced first (diagonals as strided views, sums as
 /// strided reductions). Then each pairwise step runs as dot_general (shared labels that
 /// are kept become batch axes, shared labels that are not kept are contracted, the rest
@@ -91,11 +96,28 @@ TENFERRO_API void einsum_into(Session& s, std::span<const Tensor> operands, Eins
                               std::optional<std::span<const std::int64_t>> output, const Tensor& out,
                               const EinsumOptions& options = {});
 
+/// A label einsum slices (PlanOptions' memory limit): each slice holds `chunk`
+/// consecutive indices of it.
+struct EinsumSlicedLabel {
+  std::int64_t label = 0;   ///< the label: its code point (string form) or its integer (integer
+                            ///< form); ellipsis axis d is -(1 + d)
+  std::int64_t extent = 0;  ///< the full extent
+  std::int64_t chunk = 0;   ///< indices per slice (divides extent)
+  std::int64_t parts = 1;   ///< extent / chunk
+};
+
 /// The contraction order einsum would use and its cost (like opt_einsum's
 /// contract_path), from shapes alone. Throws as einsum does.
 struct EinsumPathInfo {
   ContractionTree tree;  ///< over the operands (single-operand reductions come first)
-  ContractionCost cost;
+  ContractionCost cost;  ///< totals over all slices
+  /// The optimizer that chose the tree (what `automatic` resolved to; `automatic` itself
+  /// when the order was given by parentheses, `path` or `tree`, or for one operand).
+  EinsumOptimizer optimizer = EinsumOptimizer::automatic;
+  double planning_seconds = 0;           ///< time spent planning the order and the slices
+  std::vector<EinsumSlicedLabel> sliced; ///< empty: no slicing (slice order: ContractionPlan)
+  std::int64_t num_slices = 1;
+  double slicing_overhead = 1.0;         ///< flops of all slices / flops unsliced
 };
 TENFERRO_API EinsumPathInfo einsum_path(std::string_view subscripts, std::span<const Shape> shapes,
                                         const EinsumOptions& options = {});
@@ -106,7 +128,8 @@ struct EinsumProgram;  // internal
 /// done once for given operand shapes and dtypes; execute() then only checks that the
 /// operands still have those shapes and dtypes (any strides are fine) and runs the steps.
 /// Holds no operand. With execute_into in a held session, steady-state execution does
-/// not allocate from the heap (intermediates come from the session's pool).
+/// not allocate from the heap (intermediates come from the session's pool), except a
+/// few small bookkeeping vectors per call when the plan is sliced.
 class TENFERRO_API EinsumPlan {
  public:
   /// Prepares the subscripts for operands of these shapes and dtypes. Throws as einsum.
@@ -138,6 +161,18 @@ class TENFERRO_API EinsumPlan {
   DType output_dtype() const noexcept;
   /// The contraction order and its cost.
   const EinsumPathInfo& path() const noexcept;
+
+  /// Number of slices (1 without slicing; see path().sliced). Slices can be run apart,
+  /// e.g. on different MPI ranks, and their results summed.
+  std::int64_t num_slices() const noexcept;
+  /// Runs slices [begin, end) into `out` (shape and dtype of the result, as
+  /// execute_into): out = the sum of those slices' contributions, zero where none of them
+  /// contributes; summing this over a partition of [0, num_slices()) gives the result.
+  /// With accumulate, the contributions are added onto out instead. ArgumentError for
+  /// 0 <= begin <= end <= num_slices() violated; otherwise throws as execute_into. On
+  /// error out is untouched.
+  void execute_slices_into(Session& s, std::span<const Tensor> operands, std::int64_t begin, std::int64_t end,
+                           const Tensor& out, bool accumulate = false) const;
 
  private:
   std::unique_ptr<EinsumProgram> p_;

@@ -47,48 +47,129 @@ struct ContractionNetwork {
   std::vector<std::int64_t> extents;     ///< extent of each label
 };
 
+/// A model of the time a contraction takes, step by step (Note [Einsum time model] in
+/// src/einsum/cost_model.cpp). A pairwise step that contracts a label runs as a GEMM of
+/// M×K by K×N, B times (M, N, K, B: products of the free, contracted and batch extents);
+/// one that contracts none is an elementwise product. Its predicted time is
+///
+///   step_seconds + madds / (gemm_rate · e(M) · e(N) · e(K)) + bytes / bytes_rate,
+///   e(x) = x / (x + gemm_half_extent),
+///
+/// with madds = M·N·K·B (0 for elementwise steps) and bytes = element_bytes ·
+/// (read_factor · (|A| + |B|) + write_factor · |C|): the operands are read (and, when not
+/// BLAS-ready, packed: read_factor > 1 accounts for the copy), the result written. The
+/// defaults are calibrated once on the development machine (docs/benchmarks.md); any
+/// field can be overridden.
+struct CostModel {
+  double gemm_rate = 2.8e10;           ///< multiply-adds per second of a large GEMM, one thread
+  double gemm_half_extent = 4.0;       ///< an extent where a GEMM runs at half rate in that dimension
+  double bytes_rate = 1.5e10;          ///< bytes per second of memory traffic (read, pack, write)
+  double read_factor = 1.5;            ///< each operand byte is read this many times (read + packing)
+  double write_factor = 1.0;           ///< each result byte is written this many times
+  double step_seconds = 1.5e-6;        ///< fixed cost of one pairwise step
+  double element_bytes = 8.0;          ///< bytes per element (einsum uses its result dtype)
+};
+
 /// Cost of contracting a network along a tree. Counts are doubles: large networks
 /// exceed 2^63 operations. flops counts one multiply-add per element of the pairwise
 /// product space (the product of the extents of all labels either side holds), as
-/// opt_einsum's "flops" without its factor for additions.
+/// opt_einsum's "flops" without its factor for additions. For a sliced plan the counts
+/// are totals over all slices (largest_intermediate: within one slice).
 struct ContractionCost {
   double flops = 0;                 ///< sum over steps of the product-space size
   double largest_intermediate = 0;  ///< most elements of any intermediate (the result included)
   double elements_written = 0;      ///< total elements of all intermediates and the result
+  double bytes = 0;                 ///< memory traffic under the CostModel (reads, packing, writes)
+  double predicted_seconds = 0;     ///< the CostModel's time for all steps
 };
 
 /// Which optimizer plans the order.
 enum class EinsumOptimizer : std::uint8_t {
-  automatic,  ///< two operands: none needed; up to 12 operands: optimal; else greedy
+  automatic,  ///< chooses by network size and predicted time (Note [Automatic planning] in
+              ///< src/einsum/optimize_auto.cpp): no planning for two operands, the exact
+              ///< DP where it is cheap, the O(n^3) chain solver for chains, else anneal
+              ///< with a planning budget proportional to the predicted contraction time
   greedy,     ///< repeatedly contracts the pair with the best size/cost score
   optimal,    ///< exact dynamic programming over subsets (practical up to ~16 operands)
   anneal,     ///< for large networks: randomized greedy restarts, then exact rewrites of
               ///< random subtrees (see optimize_anneal.cpp); never worse than greedy;
               ///< up to 10 operands it returns the optimal tree
+  chain,      ///< for a chain (the operands sharing summed labels form a path, in any
+              ///< operand order): the matrix-chain interval DP, O(n^3), the best tree
+              ///< among those that contract contiguous runs of the chain (all trees
+              ///< without outer products between non-neighbours); plan_contraction
+              ///< throws ArgumentError for a network that is not a chain
+};
+
+/// What the optimizers minimise.
+enum class PlanObjective : std::uint8_t {
+  time,   ///< the CostModel's predicted seconds
+  flops,  ///< multiply-adds (opt_einsum's "flops"); ties broken by the largest intermediate
 };
 
 /// Progress reported by long-running optimizers (at most about once per second).
 struct PlanProgress {
   double seconds = 0;          ///< time spent so far
   std::int64_t trials = 0;     ///< trees evaluated so far
-  double best_flops = 0;       ///< flops of the best tree so far
+  double best_flops = 0;       ///< objective of the best tree so far (flops, or predicted seconds)
 };
 
 /// Planner settings.
 struct PlanOptions {
   EinsumOptimizer optimizer = EinsumOptimizer::automatic;
+  /// What optimal, chain, anneal and automatic minimise (greedy is a heuristic either way).
+  PlanObjective objective = PlanObjective::time;
+  /// The time model used for the objective, the automatic planning budget, slicing and
+  /// ContractionCost::predicted_seconds.
+  CostModel cost_model;
   /// anneal: wall-clock budget in seconds and maximum number of trials (0: no limit on
   /// trials); the optimizer stops at whichever comes first. plan_contraction throws
   /// ArgumentError for a negative or NaN budget, a negative trial count, or an infinite
-  /// budget without a trial limit.
+  /// budget without a trial limit. automatic: the most it spends planning.
   double time_budget_s = 1.0;
   std::int64_t max_trials = 0;
   std::uint64_t seed = 0;  ///< anneal / randomized choices
+  /// automatic: planning stops once it has spent this fraction of the predicted
+  /// contraction time of the best tree so far (and never after time_budget_s).
+  /// ArgumentError when negative or NaN.
+  double planning_fraction = 0.1;  // (einsum.cpp default_options() mirrors these defaults)
   /// Called when an optimizer runs longer than a second (then about once per second).
   /// When empty, progress is printed to stderr instead.
   std::function<void(const PlanProgress&)> progress;
   /// optimal: throws ArgumentError above this many operands (the DP is exponential).
   int optimal_max_operands = 20;
+  /// Memory limit (Note [Einsum slicing] in src/einsum/slicing.cpp): the largest
+  /// intermediate (the result of every step within one slice) may hold at most this many
+  /// elements / bytes (bytes: cost_model.element_bytes per element; einsum uses its
+  /// dtype's size). 0: no limit. When a tree exceeds the limit, labels are sliced.
+  /// ArgumentError when negative or NaN; plan_sliced_contraction throws ArgumentError
+  /// when no slicing meets the limit (a step's result within one slice exceeds it even
+  /// with every sliceable label cut to extent 1).
+  double max_intermediate_elements = 0;
+  double max_intermediate_bytes = 0;
+};
+
+/// A label split into parts: each slice holds `chunk` consecutive indices of it.
+struct SlicedLabel {
+  int label = 0;              ///< network label (einsum_path: the subscript's label key)
+  std::int64_t extent = 0;    ///< the full extent
+  std::int64_t chunk = 0;     ///< indices per slice (divides extent)
+  std::int64_t parts = 1;     ///< extent / chunk
+};
+
+/// A contraction order with its slicing. Slice s (0 <= s < num_slices) takes, for sliced
+/// label j (the last sliced label varying fastest), part
+/// (s / prod_{j' > j} parts[j']) % parts[j], i.e. indices [part·chunk, (part+1)·chunk).
+/// The full result is the sum over slices of each slice's contraction (for a sliced
+/// label kept in the output, each slice fills only its own range of that axis).
+struct ContractionPlan {
+  ContractionTree tree;
+  std::vector<SlicedLabel> sliced;   ///< empty: no slicing
+  std::int64_t num_slices = 1;
+  ContractionCost cost;              ///< totals over all slices
+  double slicing_overhead = 1.0;     ///< flops of all slices / flops unsliced
+  EinsumOptimizer chosen = EinsumOptimizer::automatic;  ///< the optimizer that produced the tree
+  double planning_seconds = 0;       ///< wall time spent planning the order and the slices (not costing)
 };
 
 /// Checks a network: at least one operand, every label in 0..extents.size()-1, no label
@@ -101,16 +182,30 @@ TENFERRO_API void validate_contraction_network(const ContractionNetwork& net);
 /// ArgumentError naming the step and the node.
 TENFERRO_API void validate_contraction_tree(int num_operands, const ContractionTree& tree);
 
-/// The cost of contracting `net` along `tree` (one operand: no steps, all zero). Throws
-/// ArgumentError for a malformed network (as validate_contraction_network) or tree (as
-/// validate_contraction_tree: wrong step count, node used twice or before it exists).
-TENFERRO_API ContractionCost contraction_cost(const ContractionNetwork& net, const ContractionTree& tree);
+/// The cost of contracting `net` along `tree` (one operand: no steps, all zero), with
+/// bytes and predicted seconds from `model`. Throws ArgumentError for a malformed
+/// network (as validate_contraction_network) or tree (as validate_contraction_tree:
+/// wrong step count, node used twice or before it exists).
+TENFERRO_API ContractionCost contraction_cost(const ContractionNetwork& net, const ContractionTree& tree,
+                                              const CostModel& model = {});
 
 /// Plans a contraction order. Throws ArgumentError for a malformed network (label out of
 /// range, label repeated in one operand, output label in no operand, negative extent),
 /// too many operands for the optimal optimizer (above optimal_max_operands, and never
-/// more than 20), or bad anneal budgets. Reentrant; each thread reuses its own buffers.
-/// The last node of the returned tree holds exactly the output labels.
+/// more than 20), a network that is not a chain for the chain optimizer, bad budgets
+/// (time_budget_s, max_trials, planning_fraction) or a bad memory limit. Reentrant; each
+/// thread reuses its own buffers. The last node of the returned tree holds exactly the
+/// output labels. With a memory limit the tree is the one plan_sliced_contraction slices.
 TENFERRO_API ContractionTree plan_contraction(const ContractionNetwork& net, const PlanOptions& options = {});
+
+/// Plans the order and, under a memory limit, the labels to slice. Throws as
+/// plan_contraction, and ArgumentError when the memory limit cannot be met.
+TENFERRO_API ContractionPlan plan_sliced_contraction(const ContractionNetwork& net, const PlanOptions& options = {});
+
+/// Slices a given tree to meet options' memory limit (no limit: no slicing). Throws
+/// ArgumentError as validate_contraction_network / validate_contraction_tree, for a bad
+/// limit, or when the limit cannot be met.
+TENFERRO_API ContractionPlan slice_contraction(const ContractionNetwork& net, const ContractionTree& tree,
+                                               const PlanOptions& options = {});
 
 }  // namespace tenferro

@@ -72,8 +72,26 @@ struct ProgramCache {
   }
 };
 
-bool default_options(const EinsumOptions& o) noexcept {
-  return o.path.empty() && !o.tree && o.plan.optimizer == EinsumOptimizer::automatic;
+// Only calls whose plan depends on nothing but the subscripts and shapes are cached: no
+// path or tree, the automatic optimizer, no memory limit, and (for 3+ operands, where
+// they steer the planner) the default objective, budgets and cost model. The 2-operand
+// call pays only the first five comparisons (the 2×2 fixed cost: docs/benchmarks.md);
+// a function-local static PlanOptions would add a guard check to every call, so the
+// defaults are compared against a value-initialised CostModel and PlanOptions'
+// initialisers.
+constexpr CostModel kDefaultModel{};
+bool default_options(const EinsumOptions& o, std::size_t num_operands) noexcept {
+  const PlanOptions& p = o.plan;
+  if (!(o.path.empty() && !o.tree && p.optimizer == EinsumOptimizer::automatic && p.max_intermediate_elements == 0 &&
+        p.max_intermediate_bytes == 0))
+    return false;
+  if (num_operands < 3) return true;
+  const CostModel& m = p.cost_model;
+  return p.objective == PlanObjective::time && p.planning_fraction == 0.1 && p.time_budget_s == 1.0 && p.max_trials == 0 &&
+         p.seed == 0 && m.gemm_rate == kDefaultModel.gemm_rate && m.gemm_half_extent == kDefaultModel.gemm_half_extent &&
+         m.bytes_rate == kDefaultModel.bytes_rate && m.read_factor == kDefaultModel.read_factor &&
+         m.write_factor == kDefaultModel.write_factor && m.step_seconds == kDefaultModel.step_seconds &&
+         m.element_bytes == kDefaultModel.element_bytes;
 }
 
 /// One-shot: parse, build in scratch, run.
@@ -91,7 +109,7 @@ void one_shot(Session& s, Parse&& parse, std::span<const Tensor> operands, const
 /// One-shot string form through the program cache (Note [Einsum program cache]).
 void one_shot_string(Session& s, std::string_view subs, std::span<const Tensor> operands, const EinsumOptions& options, const Tensor* out,
                      Tensor& result) {
-  if (!default_options(options)) {
+  if (!default_options(options, operands.size())) {
     one_shot(s, [&](Parsed& p) { parse_subscripts(subs, p); }, operands, options, out, result);
     return;
   }
@@ -231,6 +249,19 @@ void EinsumPlan::execute_into(Session& s, std::span<const Tensor> operands, cons
   run_program(s, *p_, operands, &out, unused);
 }
 
+void EinsumPlan::execute_slices_into(Session& s, std::span<const Tensor> operands, std::int64_t begin, std::int64_t end,
+                                     const Tensor& out, bool accumulate) const {
+  s.check("einsum");
+  if (!(0 <= begin && begin <= end && end <= p_->num_slices))
+    throw ArgumentError("einsum", "slices [" + std::to_string(begin) + ", " + std::to_string(end) + ") of a plan with " +
+                                      std::to_string(p_->num_slices) + " slices; need 0 <= begin <= end <= " +
+                                      std::to_string(p_->num_slices));
+  check_prepared(*p_, operands);
+  Tensor unused;
+  run_slices(s, *p_, operands, &out, unused, begin, end, accumulate);
+}
+
+std::int64_t EinsumPlan::num_slices() const noexcept { return p_->num_slices; }
 const Shape& EinsumPlan::output_shape() const noexcept { return p_->out_shape; }
 DType EinsumPlan::output_dtype() const noexcept { return p_->dtype; }
 const EinsumPathInfo& EinsumPlan::path() const noexcept { return p_->path; }

@@ -75,6 +75,10 @@ bool is_direct(const EinsumProgram& p) noexcept {
 }
 
 void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor* out, Tensor& result) {
+  if (p.num_slices > 1) {
+    run_slices(s, p, operands, out, result, 0, p.num_slices, false);
+    return;
+  }
   const int n = p.n;
   // Note [Einsum direct step]
   // Two plain operands contracted straight into the result in its own axis order are
@@ -135,6 +139,102 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     // Last use: intermediates go back to the pool (Note [Einsum intermediates]).
     owned[static_cast<std::size_t>(st.a)] = Tensor();
     owned[static_cast<std::size_t>(st.b)] = Tensor();
+  }
+}
+
+namespace {
+
+/// Writes zeros into `t` (any writable view) by copying a broadcast zero.
+void zero_fill(Session& s, const Tensor& t) {
+  const Tensor zero = Tensor::zeros(std::span<const std::int64_t>{}, t.dtype());
+  const Dims strides(t.rank(), 0);
+  copy_into(s, zero.as_strided_view(t.shape(), strides, 0), t);
+}
+
+}  // namespace
+
+// Note [Einsum slice execution]
+// Slices run one after another, each through the one-slice program on views of the
+// operands (their sliced axes narrowed to the slice's range), so every slice's
+// intermediates come from the session's pool and go back to it before the next slice.
+// Slices whose sliced labels are all kept in the output write disjoint ranges of the
+// result, so the first slice to reach a range of the output writes it directly; later
+// slices of that range (those of summed labels) run into a pooled temporary that axpby
+// adds on. Ranges no slice of [begin, end) reaches are zero-filled. With `accumulate`
+// every slice adds onto the output.
+void run_slices(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor* out, Tensor& result,
+                std::int64_t begin, std::int64_t end, bool accumulate) {
+  if (out) {
+    require_output(*out, kOp, p.dtype, p.out_shape);
+    for (const Tensor& t : operands) check_overlap(*out, t, kOp, false);
+  } else {
+    result = new_output(p.out_shape, p.dtype, kOp);
+    accumulate = false;
+  }
+  const Tensor& o = out ? *out : result;
+  if (p.num_slices <= 1) {  // an unsliced program: slice 0 is the whole contraction
+    if (begin == end) {
+      if (!accumulate) zero_fill(s, o);
+    } else if (!accumulate) {
+      run_program(s, p, operands, &o, result);
+    } else {
+      Tensor part;
+      run_program(s, p, operands, nullptr, part);
+      axpby(s, 1.0, part, 1.0, o);
+    }
+    return;
+  }
+  const Slicing& sl = p.slicing;
+  const EinsumProgram& one = *sl.program;
+  const int J = static_cast<int>(sl.chunk.size());
+  // Output ranges: one per combination of the parts of sliced output labels.
+  std::int64_t ranges = 1;
+  for (const auto& [axis, j] : sl.out_axes) ranges *= sl.parts[static_cast<std::size_t>(j)];
+  constexpr std::int64_t kMaxTracked = std::int64_t{1} << 24;
+  if (!accumulate && ranges > kMaxTracked) {
+    // Too many ranges to track which are reached: zeros first, then add.
+    zero_fill(s, o);
+    accumulate = true;
+  }
+  std::vector<char> reached(accumulate ? 0 : static_cast<std::size_t>(ranges), 0);
+  std::vector<Tensor> views(operands.begin(), operands.end());
+  std::vector<std::int64_t> part(static_cast<std::size_t>(J));
+  for (std::int64_t slice = begin; slice < end; ++slice) {
+    for (int j = 0; j < J; ++j) part[j] = slice / sl.stride[j] % sl.parts[j];
+    for (std::size_t k = 0; k < views.size(); ++k) views[k] = operands[k];
+    for (const auto& [k, axis, j] : sl.operand_axes) {
+      const std::int64_t lo = part[j] * sl.chunk[j];
+      views[static_cast<std::size_t>(k)] = views[static_cast<std::size_t>(k)].slice_view(axis, lo, lo + sl.chunk[j]);
+    }
+    Tensor target = o;
+    std::int64_t range = 0;
+    for (const auto& [axis, j] : sl.out_axes) {
+      const std::int64_t lo = part[j] * sl.chunk[j];
+      target = target.slice_view(axis, lo, lo + sl.chunk[j]);
+      range = range * sl.parts[j] + part[j];
+    }
+    if (!accumulate && !reached[static_cast<std::size_t>(range)]) {
+      reached[static_cast<std::size_t>(range)] = 1;
+      Tensor unused;
+      run_program(s, one, views, &target, unused);
+    } else {
+      Tensor piece;
+      run_program(s, one, views, nullptr, piece);
+      axpby(s, 1.0, piece, 1.0, target);
+    }
+  }
+  if (accumulate) return;
+  for (std::int64_t range = 0; range < ranges; ++range) {
+    if (reached[static_cast<std::size_t>(range)]) continue;
+    Tensor target = o;
+    std::int64_t rest = range;
+    for (auto it = sl.out_axes.rbegin(); it != sl.out_axes.rend(); ++it) {
+      const auto [axis, j] = *it;
+      const std::int64_t lo = rest % sl.parts[j] * sl.chunk[j];
+      rest /= sl.parts[j];
+      target = target.slice_view(axis, lo, lo + sl.chunk[j]);
+    }
+    zero_fill(s, target);
   }
 }
 

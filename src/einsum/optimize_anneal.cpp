@@ -4,8 +4,12 @@
 // Two phases, both randomized from PlanOptions::seed with splitmix64:
 //  1. Randomized greedy restarts (cotengra's hyper-greedy): each restart draws a size
 //     weight `costmod` in [0.1, 4] and a temperature log-uniform in [0.001, 1] and runs
-//     the greedy planner with Gumbel noise on its scores. The deterministic greedy tree
-//     is trial 0, so the result is never worse than greedy. A quarter of the budget.
+//     the greedy planner with Gumbel noise on its scores, every other one with the
+//     bonds-only candidate rule. The deterministic greedy trees (both rules) are the
+//     start, so the result is never worse than greedy. A quarter of the budget (a tenth
+//     under automatic).
+// Trees are compared by the objective (PlanOptions::objective: the time model of
+// Note [Einsum time model] or flops); "flops" below means the objective's step cost.
 //  2. Subtree reconfiguration (cotengra's subtree_reconfigure; Gray & Kourtis,
 //     "Hyper-optimized tensor network contraction", Quantum 5, 410 (2021)) of the best
 //     tree: pick an internal node (half the time weighted by its flops, which aims the
@@ -38,34 +42,60 @@ constexpr int kAnnealExactMax = 10;
 
 // Budget and progress reporting (PlanOptions::progress, else stderr), about once a
 // second after the first second.
+//
+// Note [Anneal budget]
+// With a planning fraction (automatic; Note [Automatic planning]), `limit` is the hard
+// budget (the caller's: at most the fraction of the greedy tree's predicted time) and
+// the search also stops softly: once the time spent exceeds the fraction of the best
+// tree's predicted time (`soft`, updated as trees improve) and the search has stalled:
+// as many trials without a real improvement as it took to reach the last one (at least
+// 64). A search that keeps
+// finding much better trees thus runs on to the hard budget, one that has converged
+// stops within the fraction of what it found. Nothing is printed: the user did not ask
+// for a search.
 class Budget {
  public:
-  explicit Budget(const PlanOptions& o) : options_(o), start_(Clock::now()) {}
+  Budget(const PlanOptions& o, bool quiet)
+      : options_(o), limit_(o.time_budget_s), soft_(o.time_budget_s), quiet_(quiet), start_(Clock::now()) {}
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-  // Whether the fraction `f` of both budgets is used up.
+  // Whether the fraction `f` of both budgets is used up (or the soft stop applies).
   bool used(double f) const {
     if (options_.max_trials > 0 && trials >= static_cast<std::int64_t>(f * static_cast<double>(options_.max_trials)))
       return true;
-    return elapsed() >= f * options_.time_budget_s;
+    const double t = elapsed();
+    if (t >= f * limit_) return true;
+    // Stalled: as many trials without a real improvement as it took to reach the last
+    // one (counted in trials, not seconds, so a loaded machine stops at the same tree).
+    const std::int64_t since = trials - improved_at_;
+    return quiet_ && t >= f * soft_ && since >= std::max<std::int64_t>(improved_at_, 64);
   }
-  void tick(double best_flops) {
+  // The soft limit: the fraction of the best tree's predicted seconds.
+  void soft(double seconds) {
+    soft_ = std::min(limit_, seconds);
+    improved_at_ = trials;
+  }
+  void tick(double best) {
     ++trials;
+    if (quiet_ && !options_.progress) return;
     const double t = elapsed();
     if (t < next_report_) return;
     next_report_ = t + 1.0;
-    const PlanProgress p{t, trials, best_flops};
+    const PlanProgress p{t, trials, best};
     if (options_.progress) options_.progress(p);
     else
-      std::fprintf(stderr, "tenferro plan_contraction (anneal): %.1f s, %lld trials, best flops %.4g\n", t,
-                   static_cast<long long>(trials), best_flops);
+      std::fprintf(stderr, "tenferro plan_contraction (anneal): %.1f s, %lld trials, best cost %.4g\n", t,
+                   static_cast<long long>(trials), best);
   }
 
   std::int64_t trials = 0;
 
  private:
   const PlanOptions& options_;
+  double limit_, soft_;
+  bool quiet_;
   Clock::time_point start_;
+  std::int64_t improved_at_ = 0;
   double next_report_ = 1.0;
 };
 
@@ -75,9 +105,9 @@ struct TreeState {
   int n = 0, W = 1, root = 0;
   std::vector<int> left, right;
   std::vector<Word> labels;
-  std::vector<double> flops;  // per internal node; 0 for leaves
+  std::vector<double> flops;  // per internal node: the objective's step cost; 0 for leaves
 
-  void build(const PreparedNetwork& net, const std::vector<Step>& steps) {
+  void build(const PreparedNetwork& net, const std::vector<Step>& steps, const StepModel& model) {
     n = net.n;
     W = net.words;
     const int nodes = 2 * n - 1;
@@ -90,7 +120,7 @@ struct TreeState {
       const int c = n + k;
       left[c] = steps[k].first;
       right[c] = steps[k].second;
-      flops[c] = union_size(&labels[left[c] * W], &labels[right[c] * W], W, net.extent.data());
+      flops[c] = model.step(&labels[left[c] * W], &labels[right[c] * W], &labels[c * W], W, net.extent.data());
     }
     root = nodes - 1;
   }
@@ -127,7 +157,7 @@ struct TreeState {
 
 class Reconfigurer {
  public:
-  Reconfigurer(const PreparedNetwork& net, TreeState& t) : net_(net), t_(t) {}
+  Reconfigurer(const PreparedNetwork& net, TreeState& t, const StepModel& model) : net_(net), t_(t), model_(model) {}
 
   // One rewrite around a randomly chosen node; returns the change in total flops (<= 0).
   double trial(std::uint64_t& rng) {
@@ -167,7 +197,7 @@ class Reconfigurer {
     inputs_.resize(static_cast<std::size_t>(k) * W);
     for (int i = 0; i < k; ++i) std::copy_n(&t_.labels[frontier_[i] * W], W, &inputs_[i * W]);
     const double new_cost = dp_.solve(k, inputs_.data(), &t_.labels[r * W], W, net_.extent.data(), false,
-                                      old_cost * (1 + 1e-12), local_);
+                                      old_cost * (1 + 1e-12), local_, model_);
     if (new_cost == kInf) return 0;  // rounding: the current subtree is already optimal
     // Splice: local step j takes inner id ids[j]; the last step is the root r.
     ids_.clear();
@@ -180,7 +210,7 @@ class Reconfigurer {
       t_.left[c] = a;
       t_.right[c] = b;
       std::copy_n(dp_.step_labels(j, W), W, &t_.labels[c * W]);
-      t_.flops[c] = union_size(&t_.labels[a * W], &t_.labels[b * W], W, net_.extent.data());
+      t_.flops[c] = model_.step(&t_.labels[a * W], &t_.labels[b * W], &t_.labels[c * W], W, net_.extent.data());
     }
     return new_cost - old_cost;
   }
@@ -201,6 +231,7 @@ class Reconfigurer {
 
   const PreparedNetwork& net_;
   TreeState& t_;
+  const StepModel& model_;
   SubsetDp dp_;
   std::vector<int> inner_, frontier_, ids_;
   std::vector<Word> inputs_;
@@ -209,31 +240,53 @@ class Reconfigurer {
 
 }  // namespace
 
-void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps) {
+void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps, const StepModel& model,
+                 double fraction, bool start_from_steps) {
   // Small networks: the exact optimum is cheaper to find than to search for.
   if (net.n <= kAnnealExactMax) {
-    optimal_tree(net, steps);
+    optimal_tree(net, steps, model);
     return;
   }
-  Budget budget(options);
+  Budget budget(options, fraction > 0);
+  // The predicted seconds of a tree whose objective is `cost` (the objective itself, or
+  // the time model for the flops objective).
+  const StepModel seconds_model(PlanObjective::time, model.m);
+  auto update_limit = [&](double cost, const std::vector<Step>& tree) {
+    if (fraction > 0) budget.soft(fraction * (model.time ? cost : tree_cost(net, tree, seconds_model)));
+  };
   std::uint64_t rng = options.seed ^ 0x5EEDC0FFEE123457ull;
   GreedyPlanner greedy;
-  greedy.run(net, {}, steps);
-  double best = tree_flops(net, steps);
+  if (!start_from_steps) greedy.run(net, {}, steps);
+  double best = tree_cost(net, steps, model);
+  if (!start_from_steps) {
+    GreedyParams bonds;
+    bonds.bonds_only = true;
+    std::vector<Step> alt;
+    greedy.run(net, bonds, alt);
+    if (const double c = tree_cost(net, alt, model); c < best) {
+      best = c;
+      steps.swap(alt);
+    }
+  }
+  update_limit(best, steps);
   budget.tick(best);
 
-  // Phase 1: randomized greedy restarts.
+  // Phase 1: randomized greedy restarts (automatic: a tenth of the budget; subtree
+  // reconfiguration improves the hyperedge networks of the suite much faster).
   std::vector<Step> candidate;
-  while (!budget.used(0.25)) {
+  const double phase1 = fraction > 0 ? 0.1 : 0.25;
+  while (!budget.used(phase1)) {
     GreedyParams p;
     p.costmod = 0.1 + 3.9 * next_uniform(rng);
     p.temperature = std::exp2(-10 * next_uniform(rng));  // 2^-10 .. 1
     p.rng = &rng;
+    p.bonds_only = (budget.trials & 1) != 0;  // alternate the two candidate rules
     greedy.run(net, p, candidate);
-    const double f = tree_flops(net, candidate);
+    const double f = tree_cost(net, candidate, model);
     if (f < best) {
       best = f;
       steps.swap(candidate);
+      update_limit(best, steps);
     }
     budget.tick(best);
   }
@@ -241,8 +294,8 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   // Phase 2: subtree reconfiguration of the best tree.
   if (net.n < 3) return;
   TreeState tree;
-  tree.build(net, steps);
-  Reconfigurer re(net, tree);
+  tree.build(net, steps, model);
+  Reconfigurer re(net, tree, model);
   double current = tree.total();
   std::int64_t since_resum = 0;
   while (!budget.used(1.0)) {
@@ -253,6 +306,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
     } else {
       current += delta;
     }
+    if (delta < -1e-3 * current && model.time) update_limit(current, steps);  // a real improvement
     budget.tick(current);
   }
   tree.to_steps(steps);

@@ -58,7 +58,7 @@ void GreedyPlanner::push_pairs_of(int node, int min_other, const PreparedNetwork
   const int W = words_;
   const Word* N = &bits_[static_cast<std::size_t>(node) * W];
   for (int w = 0; w < W; ++w) {
-    for (Word x = N[w]; x != 0; x &= x - 1) {
+    for (Word x = params.bonds_only ? N[w] & ~net.output[w] : N[w]; x != 0; x &= x - 1) {
       const int l = w * 64 + std::countr_zero(x);
       for (int other : holders_[l]) {
         if (other == node || other < min_other || stamp_[other] == node) continue;

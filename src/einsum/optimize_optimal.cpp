@@ -3,13 +3,14 @@
 // opt_einsum/path_dp.py) but over bitmask subsets in increasing integer order: every
 // proper subset of S is smaller than S, so one pass fills the table.
 //
-// best[S] = min over splits S = A ∪ B of best[A] + best[B] + size(labels(A) ∪ labels(B)),
-// ties broken by the largest intermediate. Splits are enumerated as the submasks A of S
+// best[S] = min over splits S = A ∪ B of best[A] + best[B] + step(A, B → S), where step
+// is the product-space size size(labels(A) ∪ labels(B)) (flops) or the CostModel's
+// seconds (Note [Einsum time model]), ties broken by the largest intermediate. Splits are enumerated as the submasks A of S
 // holding S's lowest member (each unordered split once): about 3^k / 2 pairs in all.
 // Pruning, cheapest first: a subset larger than the cap (the greedy tree's cost) is never
 // built; with connected splits only, a subset whose operands are not connected is never
 // built; a split is skipped before any label work when its two sides' cost plus a lower
-// bound of its own step (the largest of size(A), size(B), size(S): the product space
+// bound of its own step (StepModel::bound of size(A), size(B), size(S): the product space
 // holds all three label sets) exceeds the best found or the cap. Subsets that only trees
 // above the cap reach stay at infinity and prune every split that uses them.
 #include <algorithm>
@@ -21,7 +22,7 @@
 namespace tenferro::einsum_detail {
 
 double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, const double* ext, bool connected_only,
-                       double cap, std::vector<Step>& steps) {
+                       double cap, std::vector<Step>& steps, const StepModel& model) {
   const std::uint32_t N = std::uint32_t{1} << k, full = N - 1;
   union_.resize(static_cast<std::size_t>(N) * W);
   labels_.resize(static_cast<std::size_t>(N) * W);
@@ -61,8 +62,8 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
   for (std::uint32_t s = 3; s < N; ++s) {
     if ((s & (s - 1)) == 0) continue;
     const std::uint32_t low = s & (~s + 1), rest = s ^ low;
-    // The step that creates S costs at least size(S): above the cap, S is unreachable.
-    if (size_[s] > cap) continue;
+    // The step that creates S costs at least bound(S): above the cap, S is unreachable.
+    if (model.bound(0, 0, size_[s]) > cap) continue;
     if (connected_only) {
       std::uint32_t seen = low, frontier = low;
       while (frontier != 0) {
@@ -82,11 +83,11 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
         const double base = flops_[a] + flops_[b];
         // The step's product space holds the labels of A, of B and of S, so it is at
         // least the largest of the three: a cheap bound before any label work.
-        if (base < kInf && base + std::max({size_[a], size_[b], size_[s]}) <= std::min(best, cap)) {
+        if (base < kInf && base + model.bound(size_[a], size_[b], size_[s]) <= std::min(best, cap)) {
           const Word* A = &labels_[static_cast<std::size_t>(a) * W];
           const Word* B = &labels_[static_cast<std::size_t>(b) * W];
           if (!connected_only || intersects(A, B, W)) {
-            const double total = base + union_size(A, B, W, ext);
+            const double total = base + model.step(A, B, &labels_[static_cast<std::size_t>(s) * W], W, ext);
             if (total <= cap) {
               const double largest = std::max({size_[s], largest_[a], largest_[b]});
               if (total < best || (total == best && largest < best_largest)) {
@@ -183,7 +184,7 @@ void merge_parallel_labels(const PreparedNetwork& net, PreparedNetwork& out) {
 // Three operands have three trees, (a·b)·c for each choice of c: compare them directly
 // (flops, then largest intermediate, then the order below). The commonest einsum of 3+
 // operands pays a few hundred instructions for planning instead of the DP's setup.
-void three_operand_tree(const PreparedNetwork& net, std::vector<Step>& steps) {
+void three_operand_tree(const PreparedNetwork& net, std::vector<Step>& steps, const StepModel& model) {
   const int W = net.words;
   const double* ext = net.extent.data();
   const double out_size = set_size(net.output.data(), W, ext);
@@ -194,8 +195,9 @@ void three_operand_tree(const PreparedNetwork& net, std::vector<Step>& steps) {
   for (int p = 0; p < 3; ++p) {
     const Word *A = net.input(kPairs[p][0]), *B = net.input(kPairs[p][1]), *C = net.input(kPairs[p][2]);
     for (int w = 0; w < W; ++w) ab[w] = (A[w] | B[w]) & (net.output[w] | C[w]);
-    const double first = union_size(A, B, W, ext), mid = set_size(ab, W, ext);
-    const double flops = first + union_size(ab, C, W, ext), largest = std::max(mid, out_size);
+    const double mid = set_size(ab, W, ext);
+    const double flops = model.step(A, B, ab, W, ext) + model.step(ab, C, net.output.data(), W, ext);
+    const double largest = std::max(mid, out_size);
     if (flops < best_flops || (flops == best_flops && largest < best_largest)) {
       best = p;
       best_flops = flops;
@@ -205,9 +207,9 @@ void three_operand_tree(const PreparedNetwork& net, std::vector<Step>& steps) {
   steps.assign({{kPairs[best][0], kPairs[best][1]}, {3, kPairs[best][2]}});
 }
 
-void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
+void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps, const StepModel& model) {
   if (original.n == 3 && original.words <= 64) {
-    three_operand_tree(original, steps);
+    three_operand_tree(original, steps, model);
     return;
   }
   thread_local SubsetDp dp;
@@ -215,7 +217,7 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
   // splits, cheaper than the greedy run that would cap it.
   if (original.n <= kNoCapMax) {
     dp.solve(original.n, original.inputs.data(), original.output.data(), original.words, original.extent.data(), false,
-             kInf, steps);
+             kInf, steps, model);
     return;
   }
   thread_local PreparedNetwork merged;
@@ -226,9 +228,9 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
   thread_local std::vector<Step> greedy_steps;
   greedy.run(net, {}, greedy_steps);
   // Slack for rounding: the DP sums the same products in another order.
-  const double cap = tree_flops(net, greedy_steps) * (1 + 1e-9);
+  const double cap = tree_cost(net, greedy_steps, model) * (1 + 1e-9);
   if (n <= kAllSplitsMax) {
-    if (dp.solve(n, net.inputs.data(), net.output.data(), W, net.extent.data(), false, cap, steps) == kInf)
+    if (dp.solve(n, net.inputs.data(), net.output.data(), W, net.extent.data(), false, cap, steps, model) == kInf)
       steps = greedy_steps;
     return;
   }
@@ -256,7 +258,7 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
     components[component_of[r]].push_back(i);
   }
   if (components.size() == 1) {
-    if (dp.solve(n, net.inputs.data(), net.output.data(), W, net.extent.data(), true, cap, steps) == kInf)
+    if (dp.solve(n, net.inputs.data(), net.output.data(), W, net.extent.data(), true, cap, steps, model) == kInf)
       steps = greedy_steps;
     return;
   }
@@ -283,7 +285,7 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
       for (int w = 0; w < W; ++w) result[w] &= net.output[w];
     global_of.assign(comp.begin(), comp.end());
     if (k > 1) {
-      const double cost = dp.solve(k, local_inputs.data(), result.data(), W, net.extent.data(), k > kAllSplitsMax, cap, local);
+      const double cost = dp.solve(k, local_inputs.data(), result.data(), W, net.extent.data(), k > kAllSplitsMax, cap, local, model);
       if (cost == kInf) {
         steps = greedy_steps;  // rounding put every tree above the cap: keep greedy's
         return;
@@ -304,7 +306,7 @@ void optimal_tree(const PreparedNetwork& original, std::vector<Step>& steps) {
   const int c = static_cast<int>(roots.size());
   const double join_cap = (cap - components_cost) * (1 + 1e-9) + 1;
   if (c > kJoinDpMax ||
-      dp.solve(c, roots_labels.data(), net.output.data(), W, net.extent.data(), false, join_cap, local) == kInf) {
+      dp.solve(c, roots_labels.data(), net.output.data(), W, net.extent.data(), false, join_cap, local, model) == kInf) {
     PreparedNetwork joins;
     joins.n = c;
     joins.num_labels = net.num_labels;

@@ -22,6 +22,7 @@
 // sets: a node holds a label exactly when one of its leaves does and it is still needed.
 #include "core/internal_check.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -86,8 +87,73 @@ void validate_tree(std::string_view op, int n, const ContractionTree& tree);
 void tree_labels(const PreparedNetwork& net, const std::vector<Step>& steps, std::vector<Word>& labels,
                  std::vector<Word>& scratch);
 
-/// Sum over steps of the planning product-space size (the optimizers' objective).
+/// Sum over steps of the planning product-space size.
 double tree_flops(const PreparedNetwork& net, const std::vector<Step>& steps);
+
+// --- objective (cost_model.cpp) -----------------------------------------------------
+
+/// The optimizers' step cost: flops, or the CostModel's seconds (Note [Einsum time
+/// model] in cost_model.cpp). A step contracts nodes with labels A and B into C.
+struct StepModel {
+  bool time = true;
+  CostModel m;
+  double lower_scale = 0;  ///< bound(): seconds per element of the largest operand
+
+  StepModel() { set(PlanObjective::time, CostModel{}); }
+  StepModel(PlanObjective objective, const CostModel& model) { set(objective, model); }
+  void set(PlanObjective objective, const CostModel& model) {
+    time = objective == PlanObjective::time;
+    m = model;
+    lower_scale = std::min(1.0 / m.gemm_rate, m.element_bytes * m.write_factor / m.bytes_rate);
+  }
+
+  /// Cost of one step. One pass over A ∪ B classifies each label: batch (in A, B and
+  /// C), contracted (in A and B, not C), free of A, free of B.
+  double step(const Word* A, const Word* B, const Word* C, int words, const double* ext) const {
+    double fm = 1, fn = 1, fk = 1, fb = 1;
+    bool dot = false;
+    for (int w = 0; w < words; ++w) {
+      const Word both = A[w] & B[w];
+      for (Word x = A[w] | B[w]; x != 0; x &= x - 1) {
+        const int bit = std::countr_zero(x);
+        const Word m = Word{1} << bit;
+        const double e = ext[w * 64 + bit];
+        if (!(both & m)) (A[w] & m ? fm : fn) *= e;
+        else if (C[w] & m) fb *= e;
+        else {
+          fk *= e;
+          dot = true;
+        }
+      }
+    }
+    if (!time) return fm * fn * fk * fb;
+    return seconds(fm, fn, fk, fb, dot);
+  }
+  /// The time model for a step of GEMM extents M, N, K and batch B.
+  double seconds(double fm, double fn, double fk, double fb, bool dot) const {
+    const double sa = fm * fk * fb, sb = fn * fk * fb, sc = fm * fn * fb;
+    double t = m.step_seconds + m.element_bytes * (m.read_factor * (sa + sb) + m.write_factor * sc) / m.bytes_rate;
+    if (dot) {
+      const double h = m.gemm_half_extent;
+      const double eff = fm / (fm + h) * (fn / (fn + h)) * (fk / (fk + h));
+      t += fm * fn * fk * fb / (m.gemm_rate * eff);
+    }
+    return t;
+  }
+  /// A lower bound of step() from the sizes of A, B and C: the product space holds all
+  /// three, a GEMM does at most gemm_rate multiply-adds a second, and an elementwise
+  /// step writes C (which then holds A ∪ B).
+  double bound(double sa, double sb, double sc) const {
+    const double big = std::max({sa, sb, sc});
+    return time ? m.step_seconds + big * lower_scale : big;
+  }
+};
+
+/// Sum over steps of the model's step cost.
+double tree_cost(const PreparedNetwork& net, const std::vector<Step>& steps, const StepModel& model);
+
+/// Validates the CostModel fields (finite, positive rates). Throws ArgumentError.
+void validate_cost_model(std::string_view op, const CostModel& m);
 
 // --- greedy (optimize_greedy.cpp) ------------------------------------------------------
 
@@ -97,6 +163,11 @@ struct GreedyParams {
   double costmod = 1.0;      ///< score = size(A·B) − costmod·(size(A) + size(B))
   double temperature = 0.0;  ///< Gumbel noise on the log-score; 0: deterministic
   std::uint64_t* rng = nullptr;  ///< state of a splitmix64 generator when temperature > 0
+  /// Pairs are candidates only when they share a summed label (not one kept in the
+  /// output): on networks where one batch label sits on every operand (the suite's
+  /// language models) every pair shares it, and the plain rule then builds batched
+  /// outer products early. The rest is joined as in phase 2.
+  bool bonds_only = false;
 };
 
 /// Greedy planner with buffers reused across runs (no allocation once warm).
@@ -127,17 +198,18 @@ class GreedyPlanner {
 
 // --- optimal (optimize_optimal.cpp) ----------------------------------------------------
 
-/// Exact dynamic programming over subsets of k nodes (k ≤ 20). Reuses its buffers.
+/// Exact dynamic programming over subsets of k nodes (k ≤ 20) minimising the model's
+/// cost (flops or seconds). Reuses its buffers.
 class SubsetDp {
  public:
   /// Best tree over `k` nodes whose label sets are `inputs` (k * words) keeping `output`:
-  /// minimal flops, then minimal largest intermediate. When `connected_only`, only
+  /// minimal cost, then minimal largest intermediate. When `connected_only`, only
   /// splits whose two sides share a label are tried (opt_einsum's dp default). Splits
   /// costing more than `cap` are pruned. Returns the flops, or kInf when no tree costs
   /// at most `cap` (then `steps` is unspecified). Steps use local numbering: leaves
   /// 0..k-1, step j creates node k + j.
   double solve(int k, const Word* inputs, const Word* output, int words, const double* ext, bool connected_only,
-               double cap, std::vector<Step>& steps);
+               double cap, std::vector<Step>& steps, const StepModel& model);
   /// Largest intermediate of the last solved tree.
   double largest() const { return last_largest_; }
   /// Labels of the node created by step j of the last solved tree.
@@ -156,12 +228,49 @@ class SubsetDp {
 /// opt_einsum-style optimal planner over a whole network: all splits for small
 /// networks; above that, connected splits within each connected component and then
 /// all ways of joining the components. Never worse than greedy (its cost caps the search).
-void optimal_tree(const PreparedNetwork& net, std::vector<Step>& steps);
+void optimal_tree(const PreparedNetwork& net, std::vector<Step>& steps, const StepModel& model);
 
 // --- anneal (optimize_anneal.cpp) ------------------------------------------------------
 
 /// Randomized greedy restarts followed by subtree reconfiguration (see the file's notes).
-void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps);
+/// `fraction` > 0 (automatic): the soft stop of Note [Anneal budget] (after the
+/// fraction of the best tree's predicted seconds, once the search stalls); progress is
+/// then not printed to stderr. `start_from_steps`: `steps` holds the starting tree
+/// (automatic's best greedy tree) instead of running both greedy rules again.
+void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps, const StepModel& model,
+                 double fraction = 0, bool start_from_steps = false);
+
+// --- chain and automatic (optimize_auto.cpp) -----------------------------------------
+
+/// The operand order along the chain when `net` is a chain (n >= 3: the operands'
+/// graph of shared non-output labels is a path), else empty.
+std::vector<int> chain_order(const PreparedNetwork& net);
+/// Exact interval DP along `order` (O(n^3) steps of the model).
+void chain_tree(const PreparedNetwork& net, const std::vector<int>& order, std::vector<Step>& steps, const StepModel& model);
+/// The automatic choice (Note [Automatic planning]); returns the optimizer used.
+EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps,
+                               const StepModel& model);
+
+// --- plan_contraction (path_tree.cpp) --------------------------------------------------
+
+/// The memory limit of `o` in elements (kInf: none).
+double memory_limit_elements(const PlanOptions& o);
+/// Throws ArgumentError for bad options (cost model, budgets, fraction, limits).
+void check_plan_options(std::string_view op, const PlanOptions& options);
+/// Plans `net` (or takes `given`, validated), then slices under the memory limit;
+/// `with_cost` fills plan.cost also without slicing. Throws ArgumentError (op).
+ContractionPlan plan_impl(std::string_view op, const ContractionNetwork& net, const PlanOptions& options,
+                          const ContractionTree* given, bool with_cost);
+
+// --- slicing (slicing.cpp) -------------------------------------------------------------
+
+/// Chooses labels to slice so every intermediate of `steps` holds at most `limit`
+/// elements (Note [Einsum slicing]). `true_extents` are the network's extents. Fills
+/// plan.sliced / num_slices / slicing_overhead / cost (not tree). Throws ArgumentError
+/// (op) when the limit cannot be met.
+void slice_tree(std::string_view op, const PreparedNetwork& net, const std::vector<std::int64_t>& true_extents,
+                const std::vector<Step>& steps, double limit, const StepModel& model, ContractionPlan& plan);
+
 
 /// splitmix64: small, fast, and the same sequence on every platform (determinism).
 inline std::uint64_t next_random(std::uint64_t& state) {

@@ -2,6 +2,7 @@
 // networks and trees, tree evaluation (Note [Intermediate labels] in path_internal.hpp),
 // contraction_cost, and plan_contraction's choice of optimizer.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -192,72 +193,133 @@ void validate_contraction_tree(int num_operands, const ContractionTree& tree) {
   einsum_detail::validate_tree("validate_contraction_tree", num_operands, tree);
 }
 
-ContractionCost contraction_cost(const ContractionNetwork& net, const ContractionTree& tree) {
-  constexpr std::string_view op = "contraction_cost";
-  einsum_detail::validate_network(op, net);
-  einsum_detail::validate_tree(op, static_cast<int>(net.inputs.size()), tree);
-  PreparedNetwork p;
-  einsum_detail::prepare_network(net, p);
-  std::vector<Word> labels, scratch;
-  einsum_detail::tree_labels(p, tree.steps, labels, scratch);
-  // Report true products (a zero extent gives zero), not the planning extents.
-  std::vector<double> ext(net.extents.begin(), net.extents.end());
-  ContractionCost cost;
-  const int W = p.words;
-  for (std::size_t k = 0; k < tree.steps.size(); ++k) {
-    const auto [a, b] = tree.steps[k];
-    const int c = p.n + static_cast<int>(k);
-    cost.flops += einsum_detail::union_size(&labels[a * W], &labels[b * W], W, ext.data());
-    const double size = einsum_detail::set_size(&labels[c * W], W, ext.data());
-    cost.largest_intermediate = std::max(cost.largest_intermediate, size);
-    cost.elements_written += size;
-  }
-  return cost;
+namespace einsum_detail {
+
+double memory_limit_elements(const PlanOptions& o) {
+  double limit = kInf;
+  if (o.max_intermediate_elements > 0) limit = o.max_intermediate_elements;
+  if (o.max_intermediate_bytes > 0) limit = std::min(limit, std::floor(o.max_intermediate_bytes / o.cost_model.element_bytes));
+  return limit;
 }
 
-ContractionTree plan_contraction(const ContractionNetwork& net, const PlanOptions& options) {
-  constexpr std::string_view op = "plan_contraction";
-  einsum_detail::validate_network(op, net);
+void check_plan_options(std::string_view op, const PlanOptions& options) {
+  validate_cost_model(op, options.cost_model);
+  if (!(options.planning_fraction >= 0) || std::isinf(options.planning_fraction))
+    fail(op, "planning_fraction is " + std::to_string(options.planning_fraction) + ", must be finite and >= 0");
+  if (!(options.max_intermediate_elements >= 0))
+    fail(op, "max_intermediate_elements is " + std::to_string(options.max_intermediate_elements) + ", must be >= 0 (0: no limit)");
+  if (!(options.max_intermediate_bytes >= 0))
+    fail(op, "max_intermediate_bytes is " + std::to_string(options.max_intermediate_bytes) + ", must be >= 0 (0: no limit)");
+  const bool budgeted = options.optimizer == EinsumOptimizer::anneal || options.optimizer == EinsumOptimizer::automatic;
+  if (budgeted) {
+    if (!(options.time_budget_s >= 0)) fail(op, "time_budget_s is " + std::to_string(options.time_budget_s) + ", must be >= 0");
+    if (options.max_trials < 0) fail(op, "max_trials is " + str(options.max_trials) + ", must be >= 0");
+  }
+  if (options.optimizer == EinsumOptimizer::anneal && std::isinf(options.time_budget_s) && options.max_trials == 0)
+    fail(op, "time_budget_s is inf and max_trials is 0: the search would never stop");
+}
+
+// Plans (or takes `given`), then slices under the memory limit. `with_cost`: fill
+// plan.cost also without slicing.
+ContractionPlan plan_impl(std::string_view op, const ContractionNetwork& net, const PlanOptions& options,
+                          const ContractionTree* given, bool with_cost) {
+  const auto t0 = std::chrono::steady_clock::now();
+  validate_network(op, net);
+  check_plan_options(op, options);
   // The DP keeps 2^n subsets (44 bytes each and more with many labels): 20 operands is 1 M.
   constexpr int kOptimalHardLimit = 20;
   const int n = static_cast<int>(net.inputs.size());
   const int optimal_limit = std::min(options.optimal_max_operands, kOptimalHardLimit);
-  EinsumOptimizer opt = options.optimizer;
-  if (opt == EinsumOptimizer::automatic) opt = n <= std::min(12, optimal_limit) ? EinsumOptimizer::optimal : EinsumOptimizer::greedy;
-  if (opt == EinsumOptimizer::optimal && n > optimal_limit)
+  const EinsumOptimizer opt = options.optimizer;
+  if (!given && opt == EinsumOptimizer::optimal && n > optimal_limit)
     fail(op, "optimal optimizer with " + str(n) + " operands, limit is " + str(optimal_limit) +
                  " (PlanOptions::optimal_max_operands = " + str(options.optimal_max_operands) + ", hard limit " +
                  str(kOptimalHardLimit) + ")");
-  if (opt == EinsumOptimizer::anneal) {
-    if (!(options.time_budget_s >= 0)) fail(op, "time_budget_s is " + std::to_string(options.time_budget_s) + ", must be >= 0");
-    if (options.max_trials < 0) fail(op, "max_trials is " + str(options.max_trials) + ", must be >= 0");
-    if (std::isinf(options.time_budget_s) && options.max_trials == 0)
-      fail(op, "time_budget_s is inf and max_trials is 0: the search would never stop");
-  }
-  ContractionTree tree;
-  if (n == 1) return tree;
-  if (n == 2) {
-    tree.steps.emplace_back(0, 1);
-    return tree;
-  }
+  ContractionPlan plan;
+  plan.chosen = opt;
   thread_local PreparedNetwork prepared;
-  einsum_detail::prepare_network(net, prepared);
-  switch (opt) {
-    case EinsumOptimizer::greedy: {
-      thread_local einsum_detail::GreedyPlanner greedy;
-      greedy.run(prepared, {}, tree.steps);
-      break;
+  prepare_network(net, prepared);
+  const StepModel model(options.objective, options.cost_model);
+  if (given) {
+    validate_tree(op, n, *given);
+    plan.tree = *given;
+  } else if (n == 1) {
+    plan.chosen = opt == EinsumOptimizer::automatic ? EinsumOptimizer::optimal : opt;
+  } else if (opt == EinsumOptimizer::chain) {
+    const std::vector<int> order = chain_order(prepared);
+    if (order.empty() && n >= 3)
+      fail(op, "chain optimizer: the network of " + str(n) +
+                   " operands is not a chain (the operands sharing summed labels do not form a path)");
+    if (n == 2) plan.tree.steps.emplace_back(0, 1);
+    else chain_tree(prepared, order, plan.tree.steps, model);
+  } else if (n == 2) {
+    plan.tree.steps.emplace_back(0, 1);
+    if (opt == EinsumOptimizer::automatic) plan.chosen = EinsumOptimizer::optimal;
+  } else {
+    switch (opt) {
+      case EinsumOptimizer::greedy: {
+        thread_local GreedyPlanner greedy;
+        greedy.run(prepared, {}, plan.tree.steps);
+        break;
+      }
+      case EinsumOptimizer::optimal: optimal_tree(prepared, plan.tree.steps, model); break;
+      case EinsumOptimizer::anneal: {
+        // Its own copy: a progress callback may plan on this thread (reusing `prepared`).
+        const PreparedNetwork own = prepared;
+        anneal_tree(own, options, plan.tree.steps, model);
+        break;
+      }
+      case EinsumOptimizer::automatic: {
+        if (options.progress) {  // as anneal: the callback may plan on this thread
+          const PreparedNetwork own = prepared;
+          plan.chosen = automatic_tree(own, options, plan.tree.steps, model);
+        } else {
+          plan.chosen = automatic_tree(prepared, options, plan.tree.steps, model);
+        }
+        break;
+      }
+      case EinsumOptimizer::chain: throw InternalError(op, "chain optimizer not handled");
     }
-    case EinsumOptimizer::optimal: einsum_detail::optimal_tree(prepared, tree.steps); break;
-    case EinsumOptimizer::anneal: {
-      // Its own copy: a progress callback may plan on this thread (reusing `prepared`).
-      const PreparedNetwork own = prepared;
-      einsum_detail::anneal_tree(own, options, tree.steps);
-      break;
-    }
-    case EinsumOptimizer::automatic: throw InternalError(op, "automatic optimizer not resolved");
   }
-  return tree;
+  const double limit = memory_limit_elements(options);
+  if (limit < kInf && n >= 2) {
+    const PreparedNetwork own = prepared;
+    slice_tree(op, own, net.extents, plan.tree.steps, limit, model, plan);
+    if (!given && opt == EinsumOptimizer::automatic && n >= 3) {
+      // The tree that is best unsliced may slice badly: greedy's too, keep the cheaper.
+      ContractionPlan alt;
+      GreedyPlanner greedy;
+      greedy.run(own, {}, alt.tree.steps);
+      try {
+        slice_tree(op, own, net.extents, alt.tree.steps, limit, model, alt);
+        if (alt.cost.predicted_seconds < plan.cost.predicted_seconds) {
+          alt.chosen = EinsumOptimizer::greedy;
+          plan = std::move(alt);
+        }
+      } catch (const ArgumentError&) {
+        // greedy's tree cannot meet the limit; the chosen one can
+      }
+    }
+    plan.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } else {
+    plan.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (with_cost) plan.cost = contraction_cost(net, plan.tree, options.cost_model);
+  }
+  return plan;
+}
+
+}  // namespace einsum_detail
+
+ContractionTree plan_contraction(const ContractionNetwork& net, const PlanOptions& options) {
+  return einsum_detail::plan_impl("plan_contraction", net, options, nullptr, false).tree;
+}
+
+ContractionPlan plan_sliced_contraction(const ContractionNetwork& net, const PlanOptions& options) {
+  return einsum_detail::plan_impl("plan_sliced_contraction", net, options, nullptr, true);
+}
+
+ContractionPlan slice_contraction(const ContractionNetwork& net, const ContractionTree& tree, const PlanOptions& options) {
+  return einsum_detail::plan_impl("slice_contraction", net, options, &tree, true);
 }
 
 }  // namespace tenferro

@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "einsum/path_internal.hpp"
 #include "einsum/program.hpp"
 #include "tenferro/error.hpp"
 
@@ -374,6 +375,45 @@ void build_steps(EinsumProgram& p, Scratch& sc) {
   }
 }
 
+/// The slices of `plan` (Note [Einsum slicing]): the label keys for path(), the operand
+/// and output axes each sliced label cuts, and the program of one slice, built last
+/// (the recursive build reuses the thread's scratch `sc`).
+void build_slicing(const Parsed& parsed, const ContractionPlan& plan, EinsumProgram& p, Scratch& sc) {
+  Slicing& sl = p.slicing;
+  const int J = static_cast<int>(plan.sliced.size());
+  sl.chunk.assign(static_cast<std::size_t>(J), 0);
+  sl.parts.assign(static_cast<std::size_t>(J), 0);
+  sl.stride.assign(static_cast<std::size_t>(J), 1);
+  sl.operand_axes.clear();
+  sl.out_axes.clear();
+  if (!sl.program) sl.program = std::make_unique<EinsumProgram>();
+  EinsumProgram& sub = *sl.program;
+  sub.shapes = p.shapes;
+  sub.dtypes = p.dtypes;
+  for (int j = J - 1; j >= 0; --j) {
+    const SlicedLabel& s = plan.sliced[static_cast<std::size_t>(j)];
+    sl.chunk[j] = s.chunk;
+    sl.parts[j] = s.parts;
+    if (j < J - 1) sl.stride[j] = sl.stride[j + 1] * sl.parts[j + 1];
+    p.path.sliced.push_back({sc.ids.key(s.label), s.extent, s.chunk, s.parts});
+    for (int k = 0; k < p.n; ++k)
+      for (int a = sc.axis_begin[static_cast<std::size_t>(k)]; a < sc.axis_begin[static_cast<std::size_t>(k) + 1]; ++a)
+        if (sc.axis_id[static_cast<std::size_t>(a)] == s.label) {
+          const int axis = a - sc.axis_begin[static_cast<std::size_t>(k)];
+          sl.operand_axes.push_back({k, axis, j});
+          sub.shapes[static_cast<std::size_t>(k)][axis] = s.chunk;
+        }
+    if (sc.out_pos[static_cast<std::size_t>(s.label)] >= 0) sl.out_axes.push_back({sc.out_pos[static_cast<std::size_t>(s.label)], j});
+  }
+  std::reverse(p.path.sliced.begin(), p.path.sliced.end());
+  p.num_slices = plan.num_slices;
+  p.path.num_slices = plan.num_slices;
+  p.path.slicing_overhead = plan.slicing_overhead;
+  EinsumOptions one;
+  one.tree = plan.tree;
+  build_program(parsed, one, false, sub);
+}
+
 }  // namespace
 
 void build_program(const Parsed& parsed, const EinsumOptions& options, bool with_cost, EinsumProgram& p) {
@@ -397,26 +437,50 @@ void build_program(const Parsed& parsed, const EinsumOptions& options, bool with
   prepare_leaves(p, sc);
 
   // The contraction order: parentheses, a given tree or path, the planner, or (two
-  // operands) the one possible step.
-  const bool planned = n >= 3 && !parsed.has_tree && !options.tree && options.path.empty();
-  if (with_cost || planned) fill_network(p, sc);
+  // operands) the one possible step. With a memory limit (or when the cost is wanted)
+  // plan_impl also slices and costs it.
+  const bool given = parsed.has_tree || options.tree || !options.path.empty();
+  const bool planned = n >= 3 && !given;
+  // Any non-zero limit goes through plan_impl, which validates it (a negative or NaN
+  // limit is an ArgumentError even where nothing needs slicing).
+  const bool slicing = options.plan.max_intermediate_elements != 0 || options.plan.max_intermediate_bytes != 0;
+  if (with_cost || planned || slicing) fill_network(p, sc);
+  p.num_slices = 1;
+  p.path.sliced.clear();
+  p.path.num_slices = 1;
+  p.path.slicing_overhead = 1.0;
+  p.path.optimizer = EinsumOptimizer::automatic;
+  p.path.planning_seconds = 0;
+  ContractionPlan plan;
   try {  // errors of the path/tree functions become einsum's ("einsum: <function>: ...")
     if (parsed.has_tree) sc.tree.steps = parsed.tree;
     else if (options.tree) sc.tree.steps = options.tree->steps;
     else if (!options.path.empty()) sc.tree = ContractionTree::from_linear_path(n, options.path);
     else if (n == 2) sc.tree.steps.assign(1, {0, 1});
-    else if (planned) sc.tree = plan_contraction(sc.net, options.plan);
     else sc.tree.steps.clear();
+    if (with_cost || slicing) {
+      // The planner's element size is the result dtype's (memory limit in bytes, traffic).
+      PlanOptions po = options.plan;
+      po.cost_model.element_bytes = static_cast<double>(dtype_size(p.dtype));
+      plan = einsum_detail::plan_impl("plan_sliced_contraction", sc.net, po, planned ? nullptr : &sc.tree, true);
+      sc.tree = plan.tree;
+      if (planned) p.path.optimizer = plan.chosen;
+      else if (!given && n == 2) p.path.optimizer = EinsumOptimizer::optimal;
+      p.path.planning_seconds = plan.planning_seconds;
+    } else if (planned) {
+      sc.tree = plan_contraction(sc.net, options.plan);
+    }
     validate_contraction_tree(n, sc.tree);
   } catch (const ArgumentError& e) {
     throw ArgumentError(kOp, e.what());
   }
   p.has_cost = with_cost;
-  if (with_cost) p.path.cost = contraction_cost(sc.net, sc.tree);
+  if (with_cost) p.path.cost = plan.cost;
   p.path.tree.steps = sc.tree.steps;
   if (n >= 2) build_steps(p, sc);
   else p.steps.clear();
   p.direct = is_direct(p);
+  if (plan.num_slices > 1) build_slicing(parsed, plan, p, sc);
 }
 
 }  // namespace tenferro::detail::einsum

@@ -8,7 +8,9 @@
 // every vector and allocate nothing once warm; an EinsumPlan owns its program.
 #include "core/internal_check.hpp"
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -75,6 +77,20 @@ struct Step {
 
 }  // namespace detail::einsum
 
+struct EinsumProgram;
+
+namespace detail::einsum {
+/// How a sliced program runs its slices (Note [Einsum slicing] in slicing.cpp): slice s
+/// takes part (s / stride[j]) % parts[j] of sliced label j, i.e. indices
+/// [part · chunk[j], (part + 1) · chunk[j]) of every operand axis and output axis of it.
+struct Slicing {
+  std::vector<std::int64_t> chunk, parts, stride;  ///< per sliced label
+  std::vector<std::array<int, 3>> operand_axes;    ///< (operand, axis, sliced label)
+  std::vector<std::array<int, 2>> out_axes;        ///< (output axis, sliced label)
+  std::unique_ptr<EinsumProgram> program;          ///< one slice (the chunk shapes)
+};
+}  // namespace detail::einsum
+
 /// A complete einsum for given shapes and dtypes.
 struct EinsumProgram {
   int n = 0;
@@ -91,6 +107,8 @@ struct EinsumProgram {
   EinsumPathInfo path;
   bool has_cost = false;
   bool direct = false;  ///< one dot_general straight into the result (Note [Einsum direct step])
+  std::int64_t num_slices = 1;      ///< > 1: run through `slicing`
+  detail::einsum::Slicing slicing;  ///< when num_slices > 1
 };
 
 namespace detail::einsum {
@@ -105,7 +123,14 @@ bool is_direct(const EinsumProgram& p) noexcept;
 
 /// Runs `p` on operands whose shapes/dtypes match it. With `out` null the result is
 /// allocated into `result`. Validates `out` (shape, dtype, writable, overlap) first.
+/// A sliced program runs all its slices (run_slices).
 void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor* out, Tensor& result);
+
+/// Runs slices [begin, end) of `p` (an unsliced program has one slice) into `out`, or
+/// into a new `result` when `out` is null: the sum of their contributions, zero where
+/// none contributes, added onto out when `accumulate`. Validates `out` first.
+void run_slices(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor* out, Tensor& result,
+                std::int64_t begin, std::int64_t end, bool accumulate);
 
 }  // namespace detail::einsum
 }  // namespace tenferro
