@@ -3,6 +3,7 @@
 // buffer for the BLAS-1 scalars; compact, transposed, negative-stride and every-other-
 // element views for the copies), and every bad output is refused with the output and
 // the inputs untouched.
+#include "support/alloc_counter.hpp"
 #include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
@@ -197,6 +198,22 @@ TEST(ReshapeInto, BadShapesAndOutputsAreRefused) {
   expect_refused<ArgumentError>([&] { reshape_into(s, xx, {6, 2}, xx.reshape_view({6, 2})); }, "reshape", {&xx});
   reshape_into(s, x, {-1, 2}, out);  // -1 inferred: fine
   EXPECT_EQ(bytes_of(out), bytes_of(x));
+}
+
+TEST(IntoForms, NoHeapAllocationInHeldSession) {
+  CpuBackend backend(CpuBackendOptions{.num_threads = 1});
+  HeldSession s = backend.open_session();
+  std::mt19937_64 rng(47);
+  const Tensor a = random_layout(rng, {6, 5}, DType::f64, Layout::transposed), b = random_tensor(rng, {6, 5}, DType::f64);
+  const Tensor r0 = Tensor::zeros({}, DType::f64);
+  const Tensor out = Tensor::zeros({5, 6}, DType::f64).transpose_view();
+  const Tensor flat = Tensor::zeros({30}, DType::f64), wide = Tensor::zeros({3, 10}, DType::f64).transpose_view();
+  EXPECT_NO_ALLOCATION(vdot_into(s, a, b, r0));
+  EXPECT_NO_ALLOCATION(norm_squared_into(s, a, r0));
+  EXPECT_NO_ALLOCATION(to_contiguous_into(s, a, out));
+  EXPECT_NO_ALLOCATION(reshape_into(s, b, {30}, flat));   // b viewed as [30]
+  EXPECT_NO_ALLOCATION(reshape_into(s, a, {30}, flat));   // flat viewed as [6, 5]
+  EXPECT_NO_ALLOCATION(reshape_into(s, a, {10, 3}, wide));  // neither: pooled compact copy of a
 }
 
 }  // namespace
