@@ -133,7 +133,7 @@ Tensor svdvals(Session& s, const Tensor& a) {
 void svdvals_into(Session& s, const Tensor& a, const Tensor& S) {
   constexpr std::string_view op = "svdvals";
   check_svd(s, a, SvdMode::values, op);
-  const detail::linalg::IntoOut o = svd_outs(a, SvdMode::values, Tensor(), S, Tensor()).S;
+  const detail::linalg::IntoOut o{&S, "S", real_dtype(a.dtype()), detail::linalg::vector_shape(std::min(a.extent(0), a.extent(1)), a)};
   detail::linalg::check_into(op, {o}, {&a});
   const SvdResult r = run_svd(s, a, SvdMode::values, op);
   detail::linalg::commit_into(s, {o}, {&r.S});
