@@ -20,6 +20,18 @@
 /// - Validation (dtypes, ranks, shapes, finiteness for iterative decompositions) is
 ///   complete before anything is written. `_into` forms compute into pooled temporaries
 ///   and copy to `out` only on success: on any error `out` is untouched.
+/// - Every function has an `_into` form taking one output per result, after the inputs
+///   and before the options. An output may be any writable strided view (transposed,
+///   negative strides, a slice) of exactly the result's dtype and shape. All outputs are
+///   validated before anything runs: undefined, read-only (broadcast) or
+///   self-overlapping output, or one whose memory range overlaps another output or an
+///   input: ArgumentError; wrong dtype: DTypeError; wrong shape: ShapeError. A result the
+///   mode does not compute (svd's U and Vh with SvdMode::values, lstsq's S with the qr
+///   driver) must be passed as an undefined `Tensor()` (ArgumentError otherwise). The
+///   results are computed into the session's pooled scratch and copied into the outputs
+///   only when everything succeeded, so a NumericalError (or any other error) leaves
+///   every output untouched. (The older cholesky_into, solve_into,
+///   triangular_solve_into and inv_into also accept an out aliasing an input.)
 ///
 /// Errors: DTypeError (integer/bool input, mismatched dtypes of two operands, wrong out
 /// dtype), RankError (rank < 2 where a matrix is needed), ShapeError (non-square where
@@ -64,8 +76,19 @@ struct SvdResult {
 /// iteration does not converge. 0×N and batch-extent-0 inputs are fine (a `full` U or Vh
 /// of a zero-size side is the identity of its extent).
 TENFERRO_API SvdResult svd(Session& s, const Tensor& a, SvdMode mode = SvdMode::thin);
+/// svd into U, S, Vh (the shapes and dtypes of SvdResult for `mode`; with SvdMode::values
+/// U and Vh must be undefined, ArgumentError otherwise). Throws svd's errors first, then
+/// for a bad output ArgumentError (undefined, read-only, self-overlapping, overlapping
+/// another output or an input), DTypeError (dtype) or ShapeError (shape); every output
+/// untouched on any error.
+TENFERRO_API void svd_into(Session& s, const Tensor& a, const Tensor& U, const Tensor& S, const Tensor& Vh, SvdMode mode = SvdMode::thin);
 /// Singular values only: svd(s, a, SvdMode::values).S.
 TENFERRO_API Tensor svdvals(Session& s, const Tensor& a);
+/// svdvals into S [min(M, N), B...] (real dtype of a). Throws svdvals's errors first,
+/// then for a bad output ArgumentError (undefined, read-only, self-overlapping,
+/// overlapping another output or an input), DTypeError (dtype) or ShapeError (shape);
+/// every output untouched on any error.
+TENFERRO_API void svdvals_into(Session& s, const Tensor& a, const Tensor& S);
 
 // --------------------------------------------------------------------------- QR
 
@@ -79,6 +102,12 @@ struct QrResult {
 /// fixed so that diag(R) is real and >= 0 (row i of R and column i of Q rescaled by a
 /// unit phase), which makes the factorization unique for full-rank A.
 TENFERRO_API QrResult qr(Session& s, const Tensor& a, QrMode mode = QrMode::reduced, bool positive_diagonal = false);
+/// qr into Q, R (shapes of QrResult for `mode`, dtype of a). Throws qr's errors first,
+/// then for a bad output ArgumentError (undefined, read-only, self-overlapping,
+/// overlapping another output or an input), DTypeError (dtype) or ShapeError (shape);
+/// every output untouched on any error.
+TENFERRO_API void qr_into(Session& s, const Tensor& a, const Tensor& Q, const Tensor& R, QrMode mode = QrMode::reduced,
+                          bool positive_diagonal = false);
 
 /// Rank-revealing QR with column pivoting: A[:, perm] = Q · R (A · P = Q · R with
 /// P[perm[j], j] = 1). Q [M, K], R [K, N]; perm [N, B...] i64 (0-based); rank [B...] i64:
@@ -89,6 +118,12 @@ struct PivotedQrResult {
 /// Column-pivoted Householder QR (LAPACK geqp3 + orgqr/ungqr). Throws ArgumentError
 /// for non-finite input.
 TENFERRO_API PivotedQrResult qr_pivoted(Session& s, const Tensor& a, double rtol = -1.0);
+/// qr_pivoted into Q [M, K], R [K, N] (dtype of a), perm [N, B...] and rank [B...] (i64).
+/// Throws qr_pivoted's errors first, then for a bad output ArgumentError (undefined,
+/// read-only, self-overlapping, overlapping another output or an input), DTypeError
+/// (dtype) or ShapeError (shape); every output untouched on any error.
+TENFERRO_API void qr_pivoted_into(Session& s, const Tensor& a, const Tensor& Q, const Tensor& R, const Tensor& perm, const Tensor& rank,
+                                  double rtol = -1.0);
 
 /// Appends columns to a reduced QR factorization: given Q [M, K] with orthonormal
 /// columns and R [K, N] (A = Q·R, K <= M; R is copied as given), returns the reduced QR
@@ -99,6 +134,13 @@ TENFERRO_API PivotedQrResult qr_pivoted(Session& s, const Tensor& a, double rtol
 /// Throws RankError for batched operands, ShapeError for mismatched extents or K > M,
 /// DTypeError for mixed dtypes.
 TENFERRO_API QrResult qr_append_columns(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C);
+/// qr_append_columns into Q_out [M, K'] and R_out [K', N + P] (dtype of Q); the inputs
+/// are Q, R and C. Throws qr_append_columns's errors first, then for a bad output
+/// ArgumentError (undefined, read-only, self-overlapping, overlapping another output or
+/// an input), DTypeError (dtype) or ShapeError (shape); every output untouched on any
+/// error.
+TENFERRO_API void qr_append_columns_into(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C, const Tensor& Q_out,
+                                         const Tensor& R_out);
 
 // --------------------------------------------------------------------------- LU
 
@@ -109,6 +151,11 @@ struct LuResult {
 };
 /// LU with partial pivoting (LAPACK getrf). A singular U is not an error.
 TENFERRO_API LuResult lu(Session& s, const Tensor& a);
+/// lu into P [M, M], L [M, K], U [K, N] (dtype of a). Throws lu's errors first, then for
+/// a bad output ArgumentError (undefined, read-only, self-overlapping, overlapping
+/// another output or an input), DTypeError (dtype) or ShapeError (shape); every output
+/// untouched on any error.
+TENFERRO_API void lu_into(Session& s, const Tensor& a, const Tensor& P, const Tensor& L, const Tensor& U);
 
 /// Packed LU factors as LAPACK stores them: LU [M, N, B...] holds L (strictly below the
 /// diagonal, unit diagonal implied) and U; pivots [K, B...] i64 are LAPACK's row
@@ -119,10 +166,21 @@ struct LuFactorResult {
 /// LU with partial pivoting in packed form (LAPACK getrf). A singular U is not an error
 /// here; lu_solve reports it.
 TENFERRO_API LuFactorResult lu_factor(Session& s, const Tensor& a);
+/// lu_factor into LU (shape and dtype of a) and pivots [K, B...] (i64). Throws
+/// lu_factor's errors first, then for a bad output ArgumentError (undefined, read-only,
+/// self-overlapping, overlapping another output or an input), DTypeError (dtype) or
+/// ShapeError (shape); every output untouched on any error.
+TENFERRO_API void lu_factor_into(Session& s, const Tensor& a, const Tensor& LU, const Tensor& pivots);
 /// Solves A·X = B from lu_factor's result (LAPACK getrs). B is [N, K, B...] or, for an
 /// unbatched LU, a vector [N]. Throws NumericalError("getrs") when U has an exact zero
 /// on its diagonal (info = its 1-based position), ArgumentError for pivots out of range.
 TENFERRO_API Tensor lu_solve(Session& s, const LuFactorResult& lu, const Tensor& b);
+/// lu_solve into `out` (shape and dtype of b); the inputs are LU, pivots and b. Throws
+/// lu_solve's errors first (NumericalError("getrs") included), then for a bad output
+/// ArgumentError (undefined, read-only, self-overlapping, overlapping another output or
+/// an input), DTypeError (dtype) or ShapeError (shape); every output untouched on any
+/// error.
+TENFERRO_API void lu_solve_into(Session& s, const LuFactorResult& lu, const Tensor& b, const Tensor& out);
 
 /// Full-pivot LU: P · A · Q = L · U with P [N, N], Q [N, N] permutation matrices, L unit
 /// lower, U upper (square A; complete pivoting as LAPACK getc2, written here for any
@@ -132,6 +190,11 @@ struct FullPivLuResult {
 };
 /// Full-pivot LU (square input; ShapeError otherwise).
 TENFERRO_API FullPivLuResult lu_full_pivot(Session& s, const Tensor& a);
+/// lu_full_pivot into P, L, U, Q (each of a's shape and dtype). Throws lu_full_pivot's
+/// errors first, then for a bad output ArgumentError (undefined, read-only, self-
+/// overlapping, overlapping another output or an input), DTypeError (dtype) or ShapeError
+/// (shape); every output untouched on any error.
+TENFERRO_API void lu_full_pivot_into(Session& s, const Tensor& a, const Tensor& P, const Tensor& L, const Tensor& U, const Tensor& Q);
 
 // ------------------------------------------------------- Cholesky and eigenproblems
 
@@ -152,8 +215,18 @@ struct EighResult {
 /// element anywhere in A (both triangles are scanned), NumericalError("syevd"/"heevd")
 /// when it does not converge.
 TENFERRO_API EighResult eigh(Session& s, const Tensor& a, Triangle tri = Triangle::lower);
+/// eigh into W [N, B...] (real dtype of a) and V (shape and dtype of a). Throws eigh's
+/// errors first (NumericalError included), then for a bad output ArgumentError
+/// (undefined, read-only, self-overlapping, overlapping another output or an input),
+/// DTypeError (dtype) or ShapeError (shape); every output untouched on any error.
+TENFERRO_API void eigh_into(Session& s, const Tensor& a, const Tensor& W, const Tensor& V, Triangle tri = Triangle::lower);
 /// Eigenvalues only (ascending) of a Hermitian matrix (syevd/heevd without vectors).
 TENFERRO_API Tensor eigvalsh(Session& s, const Tensor& a, Triangle tri = Triangle::lower);
+/// eigvalsh into W [N, B...] (real dtype of a). Throws eigvalsh's errors first, then for
+/// a bad output ArgumentError (undefined, read-only, self-overlapping, overlapping
+/// another output or an input), DTypeError (dtype) or ShapeError (shape); every output
+/// untouched on any error.
+TENFERRO_API void eigvalsh_into(Session& s, const Tensor& a, const Tensor& W, Triangle tri = Triangle::lower);
 
 /// A · V = V · diag(W): W [N, B...] and V [N, N, B...] complex (c64 for f32/c64 input,
 /// c128 otherwise); columns of V have unit 2-norm (LAPACK's normalization).
@@ -163,8 +236,18 @@ struct EigResult {
 /// General eigendecomposition (LAPACK geev, right eigenvectors). Throws ArgumentError
 /// for non-finite input, NumericalError("geev") when the QR iteration fails.
 TENFERRO_API EigResult eig(Session& s, const Tensor& a);
+/// eig into W [N, B...] and V [N, N, B...] (complex dtype of a). Throws eig's errors
+/// first (NumericalError included), then for a bad output ArgumentError (undefined, read-
+/// only, self-overlapping, overlapping another output or an input), DTypeError (dtype) or
+/// ShapeError (shape); every output untouched on any error.
+TENFERRO_API void eig_into(Session& s, const Tensor& a, const Tensor& W, const Tensor& V);
 /// Eigenvalues only (complex), in LAPACK geev's order.
 TENFERRO_API Tensor eigvals(Session& s, const Tensor& a);
+/// eigvals into W [N, B...] (complex dtype of a). Throws eigvals's errors first, then for
+/// a bad output ArgumentError (undefined, read-only, self-overlapping, overlapping
+/// another output or an input), DTypeError (dtype) or ShapeError (shape); every output
+/// untouched on any error.
+TENFERRO_API void eigvals_into(Session& s, const Tensor& a, const Tensor& W);
 
 // ------------------------------------------------------------------------ solves
 
@@ -199,6 +282,11 @@ TENFERRO_API void inv_into(Session& s, const Tensor& a, const Tensor& out);
 
 /// Determinant [B...] (dtype of A) from an LU factorization; 0 for a singular matrix.
 TENFERRO_API Tensor det(Session& s, const Tensor& a);
+/// det into `out` [B...] (dtype of a; rank 0 for one matrix). Throws det's errors first,
+/// then for a bad output ArgumentError (undefined, read-only, self-overlapping,
+/// overlapping another output or an input), DTypeError (dtype) or ShapeError (shape);
+/// every output untouched on any error.
+TENFERRO_API void det_into(Session& s, const Tensor& a, const Tensor& out);
 /// det(A) = sign · exp(logabsdet). sign [B...] has A's dtype (±1 real, a unit phase for
 /// complex; 0 when singular); logabsdet [B...] is real (−inf when singular).
 struct SlogdetResult {
@@ -206,6 +294,11 @@ struct SlogdetResult {
 };
 /// Sign and log|det| (LU based; no overflow for large matrices).
 TENFERRO_API SlogdetResult slogdet(Session& s, const Tensor& a);
+/// slogdet into sign [B...] (dtype of a) and logabsdet [B...] (real dtype of a). Throws
+/// slogdet's errors first, then for a bad output ArgumentError (undefined, read-only,
+/// self-overlapping, overlapping another output or an input), DTypeError (dtype) or
+/// ShapeError (shape); every output untouched on any error.
+TENFERRO_API void slogdet_into(Session& s, const Tensor& a, const Tensor& sign, const Tensor& logabsdet);
 
 /// Least-squares method.
 enum class LstsqDriver : std::uint8_t {
@@ -225,11 +318,24 @@ struct LstsqResult {
 /// when the SVD does not converge, ArgumentError for non-finite input.
 TENFERRO_API LstsqResult lstsq(Session& s, const Tensor& a, const Tensor& b, LstsqDriver driver = LstsqDriver::qr,
                                double rcond = -1.0);
+/// lstsq into X (b's shape with N rows, dtype of a), rank [B...] (i64) and, for the svd
+/// driver, S [min(M, N), B...] (real dtype of a); with the qr driver S must be undefined
+/// (ArgumentError otherwise). Throws lstsq's errors first (NumericalError("gels"/"gelsd")
+/// included), then for a bad output ArgumentError (undefined, read-only, self-
+/// overlapping, overlapping another output or an input), DTypeError (dtype) or ShapeError
+/// (shape); every output untouched on any error.
+TENFERRO_API void lstsq_into(Session& s, const Tensor& a, const Tensor& b, const Tensor& X, const Tensor& rank, const Tensor& S,
+                             LstsqDriver driver = LstsqDriver::qr, double rcond = -1.0);
 
 /// Moore–Penrose pseudo-inverse [N, M, B...] via SVD: singular values <= rtol · S_max
 /// are dropped (rtol < 0 means max(M, N) · eps of the dtype). ArgumentError for
 /// non-finite input.
 TENFERRO_API Tensor pinv(Session& s, const Tensor& a, double rtol = -1.0);
+/// pinv into `out` [N, M, B...] (dtype of a). Throws pinv's errors first, then for a bad
+/// output ArgumentError (undefined, read-only, self-overlapping, overlapping another
+/// output or an input), DTypeError (dtype) or ShapeError (shape); every output untouched
+/// on any error.
+TENFERRO_API void pinv_into(Session& s, const Tensor& a, const Tensor& out, double rtol = -1.0);
 
 // ------------------------------------------------------------------------- norms
 
@@ -243,10 +349,20 @@ enum class MatrixNorm : std::uint8_t {
 };
 /// Norm of each matrix: [M, N, B...] → [B...], real dtype of A. 0 for empty matrices.
 TENFERRO_API Tensor matrix_norm(Session& s, const Tensor& a, MatrixNorm kind = MatrixNorm::frobenius);
+/// matrix_norm into `out` [B...] (real dtype of a). Throws matrix_norm's errors first,
+/// then for a bad output ArgumentError (undefined, read-only, self-overlapping,
+/// overlapping another output or an input), DTypeError (dtype) or ShapeError (shape);
+/// every output untouched on any error.
+TENFERRO_API void matrix_norm_into(Session& s, const Tensor& a, const Tensor& out, MatrixNorm kind = MatrixNorm::frobenius);
 /// Vector p-norm along axis 0: [N, B...] → [B...], real dtype of x. p = +inf is max |x|,
 /// p = -inf min |x|, p = 0 counts non-zeros, other p: (sum |x|^p)^(1/p). ArgumentError
 /// for NaN p; DTypeError for integer/bool x.
 TENFERRO_API Tensor vector_norm(Session& s, const Tensor& x, double p = 2.0);
+/// vector_norm into `out` [B...] (real dtype of x). Throws vector_norm's errors first,
+/// then for a bad output ArgumentError (undefined, read-only, self-overlapping,
+/// overlapping another output or an input), DTypeError (dtype) or ShapeError (shape);
+/// every output untouched on any error.
+TENFERRO_API void vector_norm_into(Session& s, const Tensor& x, const Tensor& out, double p = 2.0);
 
 // -------------------------------------------------------------------- matrix_exp
 
@@ -255,6 +371,11 @@ TENFERRO_API Tensor vector_norm(Session& s, const Tensor& x, double p = 2.0);
 /// exponential revisited", SIAM J. Matrix Anal. Appl. 26(4), 2005, Algorithm 2.3).
 /// ArgumentError for non-finite input.
 TENFERRO_API Tensor matrix_exp(Session& s, const Tensor& a);
+/// matrix_exp into `out` (shape and dtype of a). Throws matrix_exp's errors first
+/// (NumericalError("gesv") included), then for a bad output ArgumentError (undefined,
+/// read-only, self-overlapping, overlapping another output or an input), DTypeError
+/// (dtype) or ShapeError (shape); every output untouched on any error.
+TENFERRO_API void matrix_exp_into(Session& s, const Tensor& a, const Tensor& out);
 
 // ------------------------------------------------------------------------ stats
 

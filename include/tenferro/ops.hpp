@@ -163,6 +163,22 @@ TENFERRO_API Tensor reshape(Session& s, const Tensor& x, std::span<const std::in
 inline Tensor reshape(Session& s, const Tensor& x, std::initializer_list<std::int64_t> shape) {
   return reshape(s, x, std::span(shape.begin(), shape.size()));
 }
+/// Copies x into `out`, any writable strided view (transposed, negative strides) of x's
+/// shape and dtype: the `_into` form of to_contiguous (unlike copy_into, no broadcasting
+/// of x). ArgumentError for an undefined x or out, a read-only or self-overlapping out,
+/// or an out overlapping x in memory (even exactly: to_contiguous_into(x, x) is
+/// refused); DTypeError for out's dtype != x's; ShapeError for out's shape != x's. All
+/// checked before anything is written.
+TENFERRO_API void to_contiguous_into(Session& s, const Tensor& x, const Tensor& out);
+/// Copies x's elements in column-major order into `out`, a writable strided view whose
+/// shape is `shape` (one extent may be -1, inferred as for reshape): the `_into` form of
+/// reshape. Errors of reshape (ShapeError when element counts differ), then those of
+/// to_contiguous_into for out (its shape must be the resolved `shape`); all checked
+/// before anything is written.
+TENFERRO_API void reshape_into(Session& s, const Tensor& x, std::span<const std::int64_t> shape, const Tensor& out);
+inline void reshape_into(Session& s, const Tensor& x, std::initializer_list<std::int64_t> shape, const Tensor& out) {
+  reshape_into(s, x, std::span(shape.begin(), shape.size()), out);
+}
 
 // ---------------------------------------------------------------- reductions
 // Over the listed axes (negative axes count from the end; AxisError for a bad or
@@ -233,6 +249,14 @@ TENFERRO_API void log_softmax_into(Session& s, const Tensor& x, std::int64_t axi
 TENFERRO_API Tensor vdot(Session& s, const Tensor& a, const Tensor& b);
 /// sum(|x|^2) as a rank-0 real tensor (f64 for integer input).
 TENFERRO_API Tensor norm_squared(Session& s, const Tensor& x);
+/// vdot into `out`: a rank-0 tensor (any writable view) of the promoted dtype. Errors of
+/// vdot, then for out: undefined, read-only or overlapping a or b in memory →
+/// ArgumentError, wrong dtype → DTypeError, rank != 0 → ShapeError; all checked before
+/// the kernel runs, so out is untouched on any error.
+TENFERRO_API void vdot_into(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
+/// norm_squared into `out`: a rank-0 tensor of the real dtype of x (f64 for integers).
+/// Errors as vdot_into (out may not overlap x); out untouched on any error.
+TENFERRO_API void norm_squared_into(Session& s, const Tensor& x, const Tensor& out);
 /// y = alpha * x + beta * y, in place into `y` (any strided, writable view). Shapes
 /// must be equal; x's dtype must convert to y's without loss of kind (an f64 x into an
 /// f32 y is a DTypeError; convert explicitly); alpha and beta convert to y's dtype.

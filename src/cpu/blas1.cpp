@@ -197,7 +197,12 @@ template <class T, class LX> void axpby_kernel(const Session& s, const LoopPlan<
 
 }  // namespace
 
-Tensor vdot(Session& s, const Tensor& a, const Tensor& b) {
+namespace {
+
+// vdot and vdot_into: validate, prepare the output once (Note [Linalg into forms] has
+// the same shape: the caller's view, validated before the kernel, or a fresh scalar),
+// then one kernel. `out` null: allocating form.
+Tensor vdot_impl(Session& s, const Tensor& a, const Tensor& b, const Tensor* out) {
   constexpr std::string_view op = "vdot";
   s.check(op);
   detail::require_cpu_tensor(a, op, "a");
@@ -207,30 +212,56 @@ Tensor vdot(Session& s, const Tensor& a, const Tensor& b) {
                              "; both need a numeric dtype");
   if (!same_shape(a, b)) throw ShapeError(op, "a has shape " + a.shape().to_string() + " but b has shape " + b.shape().to_string());
   const DType d = promote(a.dtype(), b.dtype());
-  Tensor out = detail::new_output({}, d, op);
+  Tensor result;
+  if (out) {
+    detail::require_output(*out, op, d, {});
+    detail::check_overlap(*out, a, op, /*same_ok=*/false);
+    detail::check_overlap(*out, b, op, /*same_ok=*/false);
+  } else {
+    result = detail::new_output({}, d, op);
+  }
+  const Tensor& target = out ? *out : result;
   LoopPlan<2> plan;
   build_pair_plan(a, b, plan);
   visit_dtype<DTypeSet::numeric>(op, d, [&](auto t) {
     using T = typename decltype(t)::type;
     const T r = (a.dtype() == d && b.dtype() == d) ? vdot_kernel<T>(s, plan, DirectLoad<T>{}, DirectLoad<T>{})
                                                     : vdot_kernel<T>(s, plan, converter<T>(a.dtype(), op), converter<T>(b.dtype(), op));
-    *static_cast<T*>(out.mutable_data()) = r;
+    *static_cast<T*>(target.mutable_data()) = r;
   });
-  return out;
+  return result;
 }
 
-Tensor norm_squared(Session& s, const Tensor& x) {
+Tensor norm_squared_impl(Session& s, const Tensor& x, const Tensor* out) {
   constexpr std::string_view op = "norm_squared";
   s.check(op);
   detail::require_cpu_tensor(x, op, "x");
   if (!in_set(x.dtype(), DTypeSet::numeric)) detail::throw_dtype_not_in_set(op, x.dtype(), DTypeSet::numeric);
   const std::uint64_t mask = detail::reduction_mask(x, {}, true, op);
-  Tensor out = detail::new_output({}, is_integer(x.dtype()) ? DType::f64 : real_dtype(x.dtype()), op);
+  const DType d = is_integer(x.dtype()) ? DType::f64 : real_dtype(x.dtype());
+  Tensor result;
+  if (out) {
+    detail::require_output(*out, op, d, {});
+    detail::check_overlap(*out, x, op, /*same_ok=*/false);
+  } else {
+    result = detail::new_output({}, d, op);
+  }
+  const Tensor& target = out ? *out : result;
   visit_dtype<DTypeSet::numeric>(op, x.dtype(), [&](auto t) {
-    detail::reduce_values<detail::NormSquaredTraits<typename decltype(t)::type>>(s, x, out, mask);
+    detail::reduce_values<detail::NormSquaredTraits<typename decltype(t)::type>>(s, x, target, mask);
   });
-  return out;
+  return result;
 }
+
+}  // namespace
+
+Tensor vdot(Session& s, const Tensor& a, const Tensor& b) { return vdot_impl(s, a, b, nullptr); }
+
+void vdot_into(Session& s, const Tensor& a, const Tensor& b, const Tensor& out) { vdot_impl(s, a, b, &out); }
+
+Tensor norm_squared(Session& s, const Tensor& x) { return norm_squared_impl(s, x, nullptr); }
+
+void norm_squared_into(Session& s, const Tensor& x, const Tensor& out) { norm_squared_impl(s, x, &out); }
 
 void axpby(Session& s, Scalar alpha, const Tensor& x, Scalar beta, const Tensor& y) {
   constexpr std::string_view op = "axpby";

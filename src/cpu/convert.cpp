@@ -104,6 +104,16 @@ Tensor to_contiguous(Session& s, const Tensor& x) {
   return r;
 }
 
+void to_contiguous_into(Session& s, const Tensor& x, const Tensor& out) {
+  constexpr std::string_view op = "to_contiguous";
+  s.check(op);
+  detail::require_cpu_tensor(x, op, "input");
+  detail::require_output(out, op, x.dtype(), x.shape());
+  detail::check_overlap(out, x, op, /*same_ok=*/false);
+  Tensor r;
+  detail::convert_impl(s, op, x, &out, x.dtype(), false, r);
+}
+
 Tensor reshape(Session& s, const Tensor& x, std::span<const std::int64_t> shape) {
   s.check("reshape");
   detail::require_cpu_tensor(x, "reshape", "input");
@@ -113,6 +123,27 @@ Tensor reshape(Session& s, const Tensor& x, std::span<const std::int64_t> shape)
   Tensor r;
   detail::convert_impl(s, "reshape", x, nullptr, x.dtype(), false, r);
   return r.reshape_view(target);
+}
+
+void reshape_into(Session& s, const Tensor& x, std::span<const std::int64_t> shape, const Tensor& out) {
+  constexpr std::string_view op = "reshape";
+  s.check(op);
+  detail::require_cpu_tensor(x, op, "input");
+  const Dims target = detail::infer_reshape(shape, x.numel(), op);
+  detail::require_output(out, op, x.dtype(), target);
+  detail::check_overlap(out, x, op, /*same_ok=*/false);
+  // One strided copy when either side can be viewed in the other's shape (metadata
+  // only); otherwise the allocating form's compact copy of x (pooled), then a copy.
+  Dims strides;
+  Tensor r;
+  if (detail::reshape_strides(x.shape(), x.strides(), target, strides)) {
+    detail::convert_impl(s, op, x.reshape_view(target), &out, x.dtype(), false, r);
+  } else if (const Shape xs = x.shape(); detail::reshape_strides(out.shape(), out.strides(), xs, strides)) {
+    const Tensor dst = out.reshape_view(xs);
+    detail::convert_impl(s, op, x, &dst, x.dtype(), false, r);
+  } else {
+    detail::convert_impl(s, op, reshape(s, x, target), &out, x.dtype(), false, r);
+  }
 }
 
 }  // namespace tenferro

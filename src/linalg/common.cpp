@@ -73,6 +73,70 @@ void require_into(const Tensor& out, std::string_view op, DType dtype, std::span
   require_output(out, op, dtype, shape);
 }
 
+namespace {
+// Byte range [lo, hi) reached by t (empty when t has no elements).
+std::pair<const char*, const char*> reach(const Tensor& t) noexcept {
+  const char* base = static_cast<const char*>(t.data());
+  std::int64_t lo = 0, hi = 0;
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.extent(i) == 0) return {base, base};
+    const std::int64_t span = (t.extent(i) - 1) * t.stride(i);
+    (span < 0 ? lo : hi) += span;
+  }
+  const auto es = static_cast<std::int64_t>(dtype_size(t.dtype()));
+  return {base + lo * es, base + (hi + 1) * es};
+}
+
+bool overlaps(const Tensor& x, const Tensor& y) noexcept {
+  if (!x.shares_storage(y)) return false;
+  const auto [xl, xh] = reach(x);
+  const auto [yl, yh] = reach(y);
+  return xl < xh && yl < yh && xl < yh && yl < xh;
+}
+}  // namespace
+
+void check_into(std::string_view op, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> inputs) {
+  for (const IntoOut& o : outs) {
+    const std::string name(o.name);
+    if (!o.produced) {
+      if (o.out->defined())
+        throw ArgumentError(op, name + " must be an undefined Tensor: this mode does not compute it, got " + describe(*o.out));
+      continue;
+    }
+    if (!o.out->defined()) throw ArgumentError(op, name + " tensor is undefined");
+    require_cpu_tensor(*o.out, op, name);
+    const Tensor& t = *o.out;
+    if (t.dtype() != o.dtype)
+      throw DTypeError(op, name + " has dtype " + std::string(dtype_name(t.dtype())) + ", expected " + std::string(dtype_name(o.dtype)));
+    bool same = t.rank() == o.shape.size();
+    for (int i = 0; same && i < t.rank(); ++i) same = t.extent(i) == o.shape[i];
+    if (!same) throw ShapeError(op, name + " has shape " + t.shape().to_string() + ", expected " + o.shape.to_string());
+    if (t.read_only()) throw ArgumentError(op, name + " is a read-only (broadcast) view");
+    const Shape sh = t.shape();
+    const Dims st = t.strides();
+    if (!is_non_overlapping(sh, st))
+      throw ArgumentError(op, name + " has overlapping elements (shape " + sh.to_string() + ", strides " + st.to_string() + ")");
+  }
+  for (auto i = outs.begin(); i != outs.end(); ++i) {
+    if (!i->produced) continue;
+    for (auto j = outs.begin(); j != i; ++j)
+      if (j->produced && overlaps(*i->out, *j->out))
+        throw ArgumentError(op, "outputs " + std::string(j->name) + " and " + std::string(i->name) + " overlap in memory");
+    for (const Tensor* in : inputs)
+      if (in && in->defined() && overlaps(*i->out, *in))
+        throw ArgumentError(op, std::string(i->name) + " overlaps an input in memory (" + describe(*in) + ")");
+  }
+}
+
+void commit_into(Session& s, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> results) {
+  // outs and results are written side by side at every call site (same length).
+  auto r = results.begin();
+  for (const IntoOut& o : outs) {
+    if (o.produced) copy_into(s, **r, *o.out);
+    ++r;
+  }
+}
+
 Dims matrix_shape(std::int64_t r, std::int64_t c, const Tensor& a) {
   Dims d;
   d.resize(a.rank());

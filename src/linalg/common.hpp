@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -47,6 +48,40 @@ void require_same_batch(const Tensor& a, const Tensor& b, std::string_view op);
 void require_finite(const Tensor& a, std::string_view op);
 /// Validates `out` for an `_into` form (dtype, shape, writable, not self-overlapping).
 void require_into(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape);
+
+// Note [Linalg into forms]
+// Every linalg function has an `_into` form that takes one output view per result (any
+// writable strided view: transposed, negative strides, every other element). The two
+// forms share one implementation: the `_into` form validates its inputs exactly as the
+// allocating form does, then check_into validates every output before anything runs
+// (defined, dtype, shape, writable, no two elements sharing memory, and disjoint from
+// the other outputs and from every input), then runs the allocating form's code, which
+// computes compact pooled results, and commit_into copies each into its view. So an
+// error at any point, a NumericalError from LAPACK included, leaves every output
+// untouched, and the allocating form pays nothing (its results are the ones computed,
+// no copy). Results a mode does not produce (svd's U and Vh in SvdMode::values, lstsq's
+// S with the qr driver) are passed as undefined tensors; a defined one is refused, so a
+// caller never believes an output was written when it was not. "Disjoint" compares the
+// byte ranges views reach in a shared block: two interleaved views (the real and
+// imaginary parts of one buffer) count as overlapping.
+
+/// One output of an `_into` form: the caller's view, its name in messages, and the
+/// dtype and shape of the result it receives (`produced` false: the mode makes no such
+/// result and `out` must be undefined).
+struct IntoOut {
+  const Tensor* out = nullptr;
+  std::string_view name;
+  DType dtype = DType::f64;
+  Dims shape;
+  bool produced = true;
+};
+/// Validates every output (Note [Linalg into forms]): ArgumentError for an undefined,
+/// non-CPU, read-only or self-overlapping output, for one that overlaps another output
+/// or an input, and for a defined output the mode does not produce; DTypeError for a
+/// wrong dtype; ShapeError for a wrong shape.
+void check_into(std::string_view op, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> inputs);
+/// Copies results[i] into outs[i].out for every produced output (after success).
+void commit_into(Session& s, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> results);
 
 /// [r, c, batch axes of a...].
 Dims matrix_shape(std::int64_t r, std::int64_t c, const Tensor& a);

@@ -241,20 +241,23 @@ void check_square_matrix(Session& s, const Tensor& a, std::string_view op) {
 }
 }  // namespace
 
-LuResult lu(Session& s, const Tensor& a) {
-  s.check("lu");
-  detail::linalg::check_matrix(a, "lu");
+namespace {
+
+void check_lu(Session& s, const Tensor& a, std::string_view op) {
+  s.check(op);
+  detail::linalg::check_matrix(a, op);
+}
+
+LuResult run_lu(Session& s, const Tensor& a) {
   return visit_dtype<DTypeSet::inexact>("lu", a.dtype(), [&](auto tag) { return detail::linalg::lu_typed<typename decltype(tag)::type>(s, a); });
 }
 
-LuFactorResult lu_factor(Session& s, const Tensor& a) {
-  s.check("lu_factor");
-  detail::linalg::check_matrix(a, "lu_factor");
+LuFactorResult run_lu_factor(Session& s, const Tensor& a) {
   return visit_dtype<DTypeSet::inexact>("lu_factor", a.dtype(),
                                         [&](auto tag) { return detail::linalg::lu_factor_typed<typename decltype(tag)::type>(s, a); });
 }
 
-Tensor lu_solve(Session& s, const LuFactorResult& f, const Tensor& b) {
+detail::linalg::Rhs check_lu_solve(Session& s, const LuFactorResult& f, const Tensor& b) {
   constexpr std::string_view op = "lu_solve";
   check_square_matrix(s, f.LU, op);
   const std::int64_t n = f.LU.extent(0);
@@ -272,30 +275,118 @@ Tensor lu_solve(Session& s, const LuFactorResult& f, const Tensor& b) {
         throw ArgumentError(op, "pivot " + std::to_string(v) + " at position " + std::to_string(i) + " of batch " + std::to_string(bi) +
                                     " is out of range [" + std::to_string(i) + ", " + std::to_string(n) + ")");
   }
-  const auto rhs = detail::linalg::check_rhs(f.LU, b, op, n, false);
-  return visit_dtype<DTypeSet::inexact>(op, f.LU.dtype(),
+  return detail::linalg::check_rhs(f.LU, b, op, n, false);
+}
+
+Tensor run_lu_solve(Session& s, const LuFactorResult& f, const detail::linalg::Rhs& rhs, const Tensor& b) {
+  return visit_dtype<DTypeSet::inexact>("lu_solve", f.LU.dtype(),
                                         [&](auto tag) { return detail::linalg::lu_solve_typed<typename decltype(tag)::type>(s, f, rhs, b); });
+}
+
+FullPivLuResult run_lu_full(Session& s, const Tensor& a) {
+  return visit_dtype<DTypeSet::inexact>("lu_full_pivot", a.dtype(),
+                                        [&](auto tag) { return detail::linalg::lu_full_typed<typename decltype(tag)::type>(s, a); });
+}
+
+// det (det != null) or slogdet (sign, logabs != null) into fresh results.
+void run_det(Session& s, const Tensor& a, Tensor* d, Tensor* sign, Tensor* logabs, std::string_view op) {
+  visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) { detail::linalg::det_typed<typename decltype(tag)::type>(s, a, d, sign, logabs); });
+}
+
+}  // namespace
+
+LuResult lu(Session& s, const Tensor& a) {
+  check_lu(s, a, "lu");
+  return run_lu(s, a);
+}
+
+void lu_into(Session& s, const Tensor& a, const Tensor& P, const Tensor& L, const Tensor& U) {
+  using detail::linalg::IntoOut;
+  using detail::linalg::matrix_shape;
+  check_lu(s, a, "lu");
+  const std::int64_t m = a.extent(0), n = a.extent(1), k = std::min(m, n);
+  const IntoOut op{&P, "P", a.dtype(), matrix_shape(m, m, a)}, ol{&L, "L", a.dtype(), matrix_shape(m, k, a)},
+      ou{&U, "U", a.dtype(), matrix_shape(k, n, a)};
+  detail::linalg::check_into("lu", {op, ol, ou}, {&a});
+  const LuResult r = run_lu(s, a);
+  detail::linalg::commit_into(s, {op, ol, ou}, {&r.P, &r.L, &r.U});
+}
+
+LuFactorResult lu_factor(Session& s, const Tensor& a) {
+  check_lu(s, a, "lu_factor");
+  return run_lu_factor(s, a);
+}
+
+void lu_factor_into(Session& s, const Tensor& a, const Tensor& LU, const Tensor& pivots) {
+  using detail::linalg::IntoOut;
+  check_lu(s, a, "lu_factor");
+  const IntoOut olu{&LU, "LU", a.dtype(), a.shape()};
+  const IntoOut op{&pivots, "pivots", DType::i64, detail::linalg::vector_shape(std::min(a.extent(0), a.extent(1)), a)};
+  detail::linalg::check_into("lu_factor", {olu, op}, {&a});
+  const LuFactorResult r = run_lu_factor(s, a);
+  detail::linalg::commit_into(s, {olu, op}, {&r.LU, &r.pivots});
+}
+
+Tensor lu_solve(Session& s, const LuFactorResult& f, const Tensor& b) {
+  const auto rhs = check_lu_solve(s, f, b);
+  return run_lu_solve(s, f, rhs, b);
+}
+
+void lu_solve_into(Session& s, const LuFactorResult& f, const Tensor& b, const Tensor& out) {
+  const auto rhs = check_lu_solve(s, f, b);
+  const detail::linalg::IntoOut o{&out, "out", b.dtype(), b.shape()};
+  detail::linalg::check_into("lu_solve", {o}, {&f.LU, &f.pivots, &b});
+  const Tensor x = run_lu_solve(s, f, rhs, b);
+  detail::linalg::commit_into(s, {o}, {&x});
 }
 
 FullPivLuResult lu_full_pivot(Session& s, const Tensor& a) {
   check_square_matrix(s, a, "lu_full_pivot");
-  return visit_dtype<DTypeSet::inexact>("lu_full_pivot", a.dtype(),
-                                        [&](auto tag) { return detail::linalg::lu_full_typed<typename decltype(tag)::type>(s, a); });
+  return run_lu_full(s, a);
+}
+
+void lu_full_pivot_into(Session& s, const Tensor& a, const Tensor& P, const Tensor& L, const Tensor& U, const Tensor& Q) {
+  using detail::linalg::IntoOut;
+  check_square_matrix(s, a, "lu_full_pivot");
+  const Dims sh = a.shape();
+  const IntoOut op{&P, "P", a.dtype(), sh}, ol{&L, "L", a.dtype(), sh}, ou{&U, "U", a.dtype(), sh}, oq{&Q, "Q", a.dtype(), sh};
+  detail::linalg::check_into("lu_full_pivot", {op, ol, ou, oq}, {&a});
+  const FullPivLuResult r = run_lu_full(s, a);
+  detail::linalg::commit_into(s, {op, ol, ou, oq}, {&r.P, &r.L, &r.U, &r.Q});
 }
 
 Tensor det(Session& s, const Tensor& a) {
   check_square_matrix(s, a, "det");
   Tensor d;
-  visit_dtype<DTypeSet::inexact>("det", a.dtype(), [&](auto tag) { detail::linalg::det_typed<typename decltype(tag)::type>(s, a, &d, nullptr, nullptr); });
+  run_det(s, a, &d, nullptr, nullptr, "det");
   return d;
+}
+
+void det_into(Session& s, const Tensor& a, const Tensor& out) {
+  check_square_matrix(s, a, "det");
+  const detail::linalg::IntoOut o{&out, "out", a.dtype(), detail::linalg::batch_shape(a)};
+  detail::linalg::check_into("det", {o}, {&a});
+  Tensor d;
+  run_det(s, a, &d, nullptr, nullptr, "det");
+  detail::linalg::commit_into(s, {o}, {&d});
 }
 
 SlogdetResult slogdet(Session& s, const Tensor& a) {
   check_square_matrix(s, a, "slogdet");
   SlogdetResult r;
-  visit_dtype<DTypeSet::inexact>("slogdet", a.dtype(),
-                                 [&](auto tag) { detail::linalg::det_typed<typename decltype(tag)::type>(s, a, nullptr, &r.sign, &r.logabsdet); });
+  run_det(s, a, nullptr, &r.sign, &r.logabsdet, "slogdet");
   return r;
+}
+
+void slogdet_into(Session& s, const Tensor& a, const Tensor& sign, const Tensor& logabsdet) {
+  using detail::linalg::IntoOut;
+  check_square_matrix(s, a, "slogdet");
+  const Dims bs = detail::linalg::batch_shape(a);
+  const IntoOut os{&sign, "sign", a.dtype(), bs}, ol{&logabsdet, "logabsdet", real_dtype(a.dtype()), bs};
+  detail::linalg::check_into("slogdet", {os, ol}, {&a});
+  SlogdetResult r;
+  run_det(s, a, nullptr, &r.sign, &r.logabsdet, "slogdet");
+  detail::linalg::commit_into(s, {os, ol}, {&r.sign, &r.logabsdet});
 }
 
 }  // namespace tenferro

@@ -92,7 +92,9 @@ template <class T> QrResult append_typed(Session& s, const Tensor& Qt, const Ten
 }  // namespace
 }  // namespace detail::linalg
 
-QrResult qr_append_columns(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C) {
+namespace {
+
+void check_append(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C) {
   constexpr std::string_view op = "qr_append_columns";
   s.check(op);
   detail::linalg::check_matrix(Q, op, "Q");
@@ -105,9 +107,30 @@ QrResult qr_append_columns(Session& s, const Tensor& Q, const Tensor& R, const T
   if (Q.extent(1) > Q.extent(0)) throw ShapeError(op, "Q must have at most as many columns as rows, got " + detail::describe(Q));
   if (R.extent(0) != Q.extent(1)) throw ShapeError(op, "R must have Q's column count as rows, got " + detail::describe(Q) + " and " + detail::describe(R));
   if (C.extent(0) != Q.extent(0)) throw ShapeError(op, "C must have Q's row count, got " + detail::describe(Q) + " and " + detail::describe(C));
-  return visit_dtype<DTypeSet::inexact>(op, Q.dtype(), [&](auto tag) {
+}
+
+QrResult run_append(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C) {
+  return visit_dtype<DTypeSet::inexact>("qr_append_columns", Q.dtype(), [&](auto tag) {
     return detail::linalg::append_typed<typename decltype(tag)::type>(s, Q, R, C);
   });
+}
+
+}  // namespace
+
+QrResult qr_append_columns(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C) {
+  check_append(s, Q, R, C);
+  return run_append(s, Q, R, C);
+}
+
+void qr_append_columns_into(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C, const Tensor& Q_out, const Tensor& R_out) {
+  using detail::linalg::IntoOut;
+  check_append(s, Q, R, C);
+  const std::int64_t m = Q.extent(0), k = Q.extent(1), n = R.extent(1), p = C.extent(1), kk = k + std::min(m - k, p);
+  const IntoOut oq{&Q_out, "Q_out", Q.dtype(), Dims{m, kk}};
+  const IntoOut orr{&R_out, "R_out", Q.dtype(), Dims{kk, n + p}};
+  detail::linalg::check_into("qr_append_columns", {oq, orr}, {&Q, &R, &C});
+  const QrResult r = run_append(s, Q, R, C);
+  detail::linalg::commit_into(s, {oq, orr}, {&r.Q, &r.R});
 }
 
 }  // namespace tenferro
