@@ -188,8 +188,14 @@ class TENFERRO_API Tensor {
   }
   /// True for broadcast views and views of them: writing through them is refused.
   bool read_only() const noexcept { return (flags_ & kReadOnly) != 0; }
-  /// Same storage block.
-  bool shares_storage(const Tensor& o) const noexcept { return block_ && block_ == o.block_; }
+  /// Same storage block, or blocks over overlapping bytes (external tensors over the
+  /// same memory, Tensor::from_external): the test every overlap check starts from.
+  bool shares_storage(const Tensor& o) const noexcept {
+    if (!block_ || !o.block_) return false;
+    if (block_ == o.block_) return true;
+    return (block_->external || o.block_->external) && block_->data() < o.block_->data() + o.block_->bytes &&
+           o.block_->data() < block_->data() + block_->bytes;
+  }
 
   /// Pointer to element (0,...,0). `mutable_data` throws ArgumentError on a read-only view.
   const void* data() const noexcept { return data_; }

@@ -125,6 +125,23 @@ TEST(FromExternal, OverlappingAndZeroStrides) {
   EXPECT_EQ(z.item<double>({2, 1}), 2.0);
 }
 
+TEST(FromExternal, TwoTensorsOverTheSameMemoryAreSeenToOverlap) {
+  CpuBackend backend;
+  std::vector<double> buf = {1, 2, 3, 4, 5, 6};
+  const std::int64_t three[] = {3};
+  Tensor a = Tensor::from_external(buf.data(), three, {}, DType::f64, {});
+  Tensor b = Tensor::from_external(buf.data() + 1, three, {}, DType::f64, {});  // shifted by one element
+  Tensor c = Tensor::from_external(buf.data() + 3, three, {}, DType::f64, {});  // disjoint from a
+  EXPECT_TRUE(a.shares_storage(b));
+  EXPECT_FALSE(a.shares_storage(c));
+  backend.with_session([&](Session& s) {
+    expect_error<ArgumentError>([&] { neg_into(s, a, b); }, "neg");
+    EXPECT_EQ(buf, (std::vector<double>{1, 2, 3, 4, 5, 6}));
+    neg_into(s, a, c);  // disjoint: fine
+    EXPECT_EQ(buf, (std::vector<double>{1, 2, 3, -1, -2, -3}));
+  });
+}
+
 TEST(FromExternal, BadLayoutsThrowAndLeaveOwnershipWithTheCaller) {
   Counter c;
   alignas(16) double buf[8] = {};
