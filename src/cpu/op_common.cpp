@@ -26,9 +26,7 @@ void require_output(const Tensor& out, std::string_view op, DType dtype, std::sp
     throw ArgumentError(op, "out has overlapping elements (shape " + sh.to_string() + ", strides " + st.to_string() + ")");
 }
 
-namespace {
-// Byte range [lo, hi) touched by t (empty when t has no elements).
-std::pair<const char*, const char*> byte_range(const Tensor& t) {
+std::pair<const char*, const char*> byte_range(const Tensor& t) noexcept {
   const char* base = static_cast<const char*>(t.data());
   std::int64_t lo = 0, hi = 0;
   for (int i = 0; i < t.rank(); ++i) {
@@ -39,13 +37,16 @@ std::pair<const char*, const char*> byte_range(const Tensor& t) {
   const auto es = static_cast<std::int64_t>(dtype_size(t.dtype()));
   return {base + lo * es, base + (hi + 1) * es};
 }
-}  // namespace
+
+bool memory_overlaps(const Tensor& x, const Tensor& y) noexcept {
+  if (!x.shares_storage(y)) return false;
+  const auto [xl, xh] = byte_range(x);
+  const auto [yl, yh] = byte_range(y);
+  return xl < xh && yl < yh && xl < yh && yl < xh;
+}
 
 void check_overlap(const Tensor& out, const Tensor& in, std::string_view op, bool same_ok) {
-  if (!out.shares_storage(in)) return;
-  const auto [olo, ohi] = byte_range(out);
-  const auto [ilo, ihi] = byte_range(in);
-  if (ohi <= ilo || ihi <= olo) return;
+  if (!memory_overlaps(out, in)) return;
   if (same_ok && in.data() == out.data() && dtype_size(in.dtype()) == dtype_size(out.dtype())) {
     std::int64_t s[kMaxRank];
     broadcast_byte_strides(in, out.rank(), s);

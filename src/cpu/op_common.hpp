@@ -6,6 +6,7 @@
 
 #include <span>
 #include <string_view>
+#include <utility>
 
 #include "core/layout.hpp"
 #include "tenferro/cpu_backend.hpp"
@@ -24,6 +25,12 @@ void require_output(const Tensor& out, std::string_view op, DType dtype, std::sp
 /// ArgumentError unless `out` and `in` are disjoint in memory, or (when `same_ok`) `in`,
 /// broadcast to out's shape, is exactly out's layout (same first element and strides).
 void check_overlap(const Tensor& out, const Tensor& in, std::string_view op, bool same_ok);
+
+/// Byte range [lo, hi) touched by t (empty, lo == hi, when t has no elements).
+std::pair<const char*, const char*> byte_range(const Tensor& t) noexcept;
+
+/// Whether x and y touch a common byte (same storage, or overlapping external memory).
+bool memory_overlaps(const Tensor& x, const Tensor& y) noexcept;
 
 /// Byte strides of `t` broadcast to `shape` (rank >= t.rank(); 0 on stretched axes).
 void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexcept;

@@ -73,28 +73,6 @@ void require_into(const Tensor& out, std::string_view op, DType dtype, std::span
   require_output(out, op, dtype, shape);
 }
 
-namespace {
-// Byte range [lo, hi) reached by t (empty when t has no elements).
-std::pair<const char*, const char*> reach(const Tensor& t) noexcept {
-  const char* base = static_cast<const char*>(t.data());
-  std::int64_t lo = 0, hi = 0;
-  for (int i = 0; i < t.rank(); ++i) {
-    if (t.extent(i) == 0) return {base, base};
-    const std::int64_t span = (t.extent(i) - 1) * t.stride(i);
-    (span < 0 ? lo : hi) += span;
-  }
-  const auto es = static_cast<std::int64_t>(dtype_size(t.dtype()));
-  return {base + lo * es, base + (hi + 1) * es};
-}
-
-bool overlaps(const Tensor& x, const Tensor& y) noexcept {
-  if (!x.shares_storage(y)) return false;
-  const auto [xl, xh] = reach(x);
-  const auto [yl, yh] = reach(y);
-  return xl < xh && yl < yh && xl < yh && yl < xh;
-}
-}  // namespace
-
 void check_into(std::string_view op, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> inputs) {
   for (const IntoOut& o : outs) {
     const std::string name(o.name);
@@ -120,10 +98,10 @@ void check_into(std::string_view op, std::initializer_list<IntoOut> outs, std::i
   for (auto i = outs.begin(); i != outs.end(); ++i) {
     if (!i->produced) continue;
     for (auto j = outs.begin(); j != i; ++j)
-      if (j->produced && overlaps(*i->out, *j->out))
+      if (j->produced && memory_overlaps(*i->out, *j->out))
         throw ArgumentError(op, "outputs " + std::string(j->name) + " and " + std::string(i->name) + " overlap in memory");
     for (const Tensor* in : inputs)
-      if (in && in->defined() && overlaps(*i->out, *in))
+      if (in && in->defined() && memory_overlaps(*i->out, *in))
         throw ArgumentError(op, std::string(i->name) + " overlaps an input in memory (" + describe(*in) + ")");
   }
 }
