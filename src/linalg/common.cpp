@@ -1,6 +1,8 @@
 // Operand validation and helpers shared by the linalg family (see common.hpp).
 #include "linalg/common.hpp"
 
+#include "ops/kernel_table.hpp"
+
 #include <climits>
 
 namespace tenferro::detail::linalg {
@@ -31,42 +33,12 @@ void require_same_batch(const Tensor& a, const Tensor& b, std::string_view op) {
   if (!same) throw ShapeError(op, "batch axes (axes 2...) must match, got " + describe(a) + " and " + describe(b));
 }
 
-namespace {
-// x − x is 0 for finite x and NaN for ±inf and NaN: one branch-free test per element.
-template <class R> inline bool finite_bits(R v) noexcept { return v - v == R(0); }
-}  // namespace
-
-void require_finite(const Tensor& a, std::string_view op) {
-  std::int64_t batches = 1;
-  for (int i = 2; i < a.rank(); ++i) batches *= a.extent(i);
-  const MatrixShape ms{a.extent(0), a.extent(1), batches};
-  if (ms.m == 0 || ms.n == 0 || batches == 0) return;
-  visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using R = real_t<T>;
-    const T* base = static_cast<const T*>(a.data());
-    const std::int64_t rs = a.stride(0), cs = a.stride(1);
-    if (a.rank() == 2 && rs == 1 && cs == ms.m) {  // compact matrix: one flat scan
-      const R* p = reinterpret_cast<const R*>(base);
-      const std::int64_t count = ms.m * ms.n * (is_complex_v<T> ? 2 : 1);
-      R acc = 0;
-      for (std::int64_t i = 0; i < count; ++i) acc += p[i] - p[i];
-      if (acc == R(0)) return;
-    }
-    for (std::int64_t b = 0; b < ms.batches; ++b) {
-      const T* p = base + batch_offset(a, b);
-      for (std::int64_t j = 0; j < ms.n; ++j)
-        for (std::int64_t i = 0; i < ms.m; ++i) {
-          const T v = p[i * rs + j * cs];
-          bool ok;
-          if constexpr (is_complex_v<T>) ok = finite_bits(v.real()) && finite_bits(v.imag());
-          else ok = finite_bits(v);
-          if (!ok)
-            throw ArgumentError(op, "input must be finite, found a non-finite element at [" + std::to_string(i) + ", " + std::to_string(j) +
-                                        "] of batch " + std::to_string(b) + " of " + describe(a));
-        }
-    }
-  });
+void require_finite(Session& s, const Tensor& a, std::string_view op) {
+  const std::int64_t bad = data_checks(s, op).first_nonfinite(s, a);
+  if (bad < 0) return;
+  const std::int64_t m = a.extent(0), n = a.extent(1);
+  throw ArgumentError(op, "input must be finite, found a non-finite element at [" + std::to_string(bad % m) + ", " +
+                              std::to_string(bad / m % n) + "] of batch " + std::to_string(bad / (m * n)) + " of " + describe(a));
 }
 
 void require_into(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape) {

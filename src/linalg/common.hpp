@@ -45,7 +45,7 @@ void require_square(const Tensor& a, std::string_view op, std::string_view what 
 void require_same_batch(const Tensor& a, const Tensor& b, std::string_view op);
 /// ArgumentError unless every element of `a` is finite (an input to an iterative
 /// decomposition, checked before LAPACK runs).
-void require_finite(const Tensor& a, std::string_view op);
+void require_finite(Session& s, const Tensor& a, std::string_view op);
 /// Validates `out` for an `_into` form (dtype, shape, writable, not self-overlapping).
 void require_into(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape);
 

@@ -115,7 +115,7 @@ void check_square_finite(Session& s, const Tensor& a, std::string_view op) {
   s.check(op);
   check_matrix(a, op);
   require_square(a, op);
-  require_finite(a, op);
+  require_finite(s, a, op);
 }
 
 void check_triangle(Triangle t, std::string_view op) {

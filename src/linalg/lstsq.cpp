@@ -127,8 +127,8 @@ detail::linalg::Rhs check_lstsq(Session& s, const Tensor& a, const Tensor& b, Ls
   if (driver != LstsqDriver::qr && driver != LstsqDriver::svd) throw ArgumentError(op, "unknown LstsqDriver");
   if (std::isnan(rcond)) throw ArgumentError(op, "rcond must not be NaN");
   auto rhs = detail::linalg::check_rhs(a, b, op, a.extent(0), false);
-  detail::linalg::require_finite(a, op);
-  detail::linalg::require_finite(rhs.mat(), op);
+  detail::linalg::require_finite(s, a, op);
+  detail::linalg::require_finite(s, rhs.mat(), op);
   return rhs;
 }
 
@@ -143,7 +143,7 @@ void check_pinv(Session& s, const Tensor& a, double rtol) {
   s.check(op);
   detail::linalg::check_matrix(a, op);
   if (std::isnan(rtol)) throw ArgumentError(op, "rtol must not be NaN");
-  detail::linalg::require_finite(a, op);
+  detail::linalg::require_finite(s, a, op);
 }
 
 Tensor run_pinv(Session& s, const Tensor& a, double rtol) {

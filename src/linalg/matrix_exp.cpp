@@ -148,7 +148,7 @@ void check_expm(Session& s, const Tensor& a) {
   s.check(op);
   detail::linalg::check_matrix(a, op);
   detail::linalg::require_square(a, op);
-  detail::linalg::require_finite(a, op);
+  detail::linalg::require_finite(s, a, op);
 }
 
 Tensor run_expm(Session& s, const Tensor& a) {

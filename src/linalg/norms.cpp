@@ -153,7 +153,7 @@ void check_matrix_norm(Session& s, const Tensor& a, MatrixNorm kind) {
     case MatrixNorm::one:
     case MatrixNorm::inf: break;
     case MatrixNorm::nuclear:
-    case MatrixNorm::spectral: detail::linalg::require_finite(a, op); break;
+    case MatrixNorm::spectral: detail::linalg::require_finite(s, a, op); break;
     default: throw ArgumentError(op, "unknown MatrixNorm");
   }
 }

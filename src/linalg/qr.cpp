@@ -128,7 +128,7 @@ void check_qr_pivoted(Session& s, const Tensor& a, double rtol) {
   s.check(op);
   detail::linalg::check_matrix(a, op);
   if (std::isnan(rtol)) throw ArgumentError(op, "rtol must not be NaN");
-  detail::linalg::require_finite(a, op);
+  detail::linalg::require_finite(s, a, op);
 }
 
 PivotedQrResult run_qr_pivoted(Session& s, const Tensor& a, double rtol) {

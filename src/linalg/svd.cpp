@@ -86,7 +86,7 @@ void check_svd(Session& s, const Tensor& a, SvdMode mode, std::string_view op) {
   s.check(op);
   detail::linalg::check_matrix(a, op);
   if (mode != SvdMode::thin && mode != SvdMode::full && mode != SvdMode::values) throw ArgumentError(op, "unknown SvdMode");
-  detail::linalg::require_finite(a, op);
+  detail::linalg::require_finite(s, a, op);
 }
 
 SvdResult run_svd(Session& s, const Tensor& a, SvdMode mode, std::string_view op) {

@@ -47,6 +47,11 @@ const KernelTable* kernel_table(DeviceKind device) noexcept {
   return nullptr;
 }
 
+const DataChecks& data_checks(const Session& s, std::string_view op) {
+  if (s.device() == DeviceKind::cpu) return cpu_data_checks();
+  throw UnsupportedError(op, "data checks are not available on device " + std::string(device_name(s.device())));
+}
+
 void throw_unsupported_on(OpId op, DeviceKind device) {
   const char* why = kernel_table(device) ? "its kernel table has a stub for this op" : "this build has no such backend";
   throw UnsupportedError(op_name(op), "not supported on device " + std::string(device_name(device)) + " (" + why + ")");

@@ -12,9 +12,12 @@
 #include "core/internal_check.hpp"
 
 #include <array>
+#include <cstdint>
+#include <string_view>
 
 #include "ops/catalog.hpp"
 #include "tenferro/session.hpp"
+#include "tenferro/tensor.hpp"
 
 namespace tenferro::detail {
 
@@ -46,6 +49,23 @@ const KernelTable* kernel_table(DeviceKind device) noexcept;
 const KernelTable& cpu_kernel_table() noexcept;
 /// The CUDA backend's table (src/cuda/kernel_table.cpp), or nullptr when not built.
 const KernelTable* cuda_kernel_table() noexcept;
+
+// Note [Data-dependent checks]
+// Some validation reads data before any output is written: the finiteness scan before
+// a LAPACK call, the zero-divisor scan before integer div/rem. Front ends name the
+// check; each backend implements it (a device backend may run it as a kernel and read
+// back one flag), so the front end never loops over elements itself.
+struct DataChecks {
+  /// Position of the first non-finite element of an inexact tensor in column-major
+  /// element order (a complex element counts once), or -1 when every element is finite.
+  std::int64_t (*first_nonfinite)(Session& s, const Tensor& t);
+};
+
+/// The data checks of the session's device (UnsupportedError naming `op` when its
+/// backend has none).
+const DataChecks& data_checks(const Session& s, std::string_view op);
+/// The CPU backend's data checks (src/cpu/data_checks.cpp).
+const DataChecks& cpu_data_checks() noexcept;
 
 /// UnsupportedError "<op>: not supported on <device> (<why>)".
 [[noreturn]] void throw_unsupported_on(OpId op, DeviceKind device);

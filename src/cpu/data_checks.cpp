@@ -1,0 +1,52 @@
+// The CPU backend's data-dependent checks (Note [Data-dependent checks]).
+#include "core/layout.hpp"
+#include "ops/kernel_table.hpp"
+
+namespace tenferro::detail {
+namespace {
+
+// x − x is 0 for finite x and NaN for ±inf and NaN: one branch-free test per element.
+template <class R> inline bool finite_bits(R v) noexcept { return v - v == R(0); }
+
+std::int64_t first_nonfinite_cpu(Session&, const Tensor& t) {
+  const std::int64_t n = t.numel();
+  if (n == 0) return -1;
+  return visit_dtype<DTypeSet::inexact>("first_nonfinite", t.dtype(), [&](auto tag) -> std::int64_t {
+    using T = typename decltype(tag)::type;
+    using R = real_t<T>;
+    const T* base = static_cast<const T*>(t.data());
+    if (t.is_contiguous()) {  // one flat scan first: the common, all-finite case
+      const R* p = reinterpret_cast<const R*>(base);
+      const std::int64_t count = n * (is_complex_v<T> ? 2 : 1);
+      R acc = 0;
+      for (std::int64_t i = 0; i < count; ++i) acc += p[i] - p[i];
+      if (acc == R(0)) return -1;
+    }
+    // Walk every element in column-major order (any strides), stopping at the first bad one.
+    const int r = t.rank();
+    std::int64_t idx[kMaxRank] = {};
+    std::int64_t off = 0;
+    for (std::int64_t k = 0; k < n; ++k) {
+      const T v = base[off];
+      bool ok;
+      if constexpr (is_complex_v<T>) ok = finite_bits(v.real()) && finite_bits(v.imag());
+      else ok = finite_bits(v);
+      if (!ok) return k;
+      for (int a = 0; a < r; ++a) {  // odometer step
+        off += t.stride(a);
+        if (++idx[a] < t.extent(a)) break;
+        off -= t.stride(a) * t.extent(a);
+        idx[a] = 0;
+      }
+    }
+    return -1;
+  });
+}
+
+constexpr DataChecks kCpuChecks{&first_nonfinite_cpu};
+
+}  // namespace
+
+const DataChecks& cpu_data_checks() noexcept { return kCpuChecks; }
+
+}  // namespace tenferro::detail
