@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include "core/enum_check.hpp"
 #include "core/layout.hpp"
 #include "tenferro/cpu_backend.hpp"
 #include "tenferro/ops.hpp"

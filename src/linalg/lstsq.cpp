@@ -122,7 +122,7 @@ LstsqResult lstsq(Session& s, const Tensor& a, const Tensor& b, LstsqDriver driv
   constexpr std::string_view op = "lstsq";
   s.check(op);
   detail::linalg::check_matrix(a, op);
-  if (driver != LstsqDriver::qr && driver != LstsqDriver::svd) throw ArgumentError(op, "unknown LstsqDriver");
+  detail::require_enum(driver, LstsqDriver::svd, op, "LstsqDriver");
   if (std::isnan(rcond)) throw ArgumentError(op, "rcond must not be NaN");
   const auto rhs = detail::linalg::check_rhs(a, b, op, a.extent(0), false);
   detail::linalg::require_finite(a, op);

@@ -113,7 +113,7 @@ QrResult qr(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal) {
   constexpr std::string_view op = "qr";
   s.check(op);
   detail::linalg::check_matrix(a, op);
-  if (mode != QrMode::reduced && mode != QrMode::complete) throw ArgumentError(op, "unknown QrMode");
+  detail::require_enum(mode, QrMode::complete, op, "QrMode");
   return visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
     return detail::linalg::qr_typed<typename decltype(tag)::type>(s, a, mode, positive_diagonal, false, nullptr, op);
   });

@@ -84,7 +84,7 @@ SvdResult svd(Session& s, const Tensor& a, SvdMode mode) {
   constexpr std::string_view op = "svd";
   s.check(op);
   detail::linalg::check_matrix(a, op);
-  if (mode != SvdMode::thin && mode != SvdMode::full && mode != SvdMode::values) throw ArgumentError(op, "unknown SvdMode");
+  detail::require_enum(mode, SvdMode::values, op, "SvdMode");
   detail::linalg::require_finite(a, op);
   return visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
     return detail::linalg::svd_typed<typename decltype(tag)::type>(s, a, mode, op);
