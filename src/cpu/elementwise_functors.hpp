@@ -75,6 +75,13 @@ struct Pow {
         base *= base;
       }
       return static_cast<T>(r);
+    } else if constexpr (is_complex_v<T>) {
+      // NumPy's complex power (npy_cpow): z^0 = 1 for every z, NaN and infinities
+      // included, and 0^b = 0 for Re b > 0. std::pow computes exp(b · log z), which is
+      // NaN for both (log 0 = -inf, 0 · inf = NaN); real std::pow already gives 1.
+      if (b.real() == 0 && b.imag() == 0) return T(1);
+      if (a.real() == 0 && a.imag() == 0 && b.real() > 0) return T(0);
+      return std::pow(a, b);
     } else {
       return std::pow(a, b);
     }

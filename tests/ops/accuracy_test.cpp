@@ -128,5 +128,34 @@ TEST_F(Fixture, Expm1KeepsAZeroImaginaryPart) {
   EXPECT_EQ(r.item<c128>({0}).real(), kInf);
 }
 
+// NumPy's complex power: z^0 = 1 for every z (NaN and infinities included), 0^b = 0 for
+// Re b > 0. std::pow(0, 0) and std::pow(inf + 1i, 0) are NaN (exp(0 * log z)).
+template <class C> void check_pow_special(Session& s) {
+  using R = typename C::value_type;
+  const R inf = std::numeric_limits<R>::infinity(), nan = std::numeric_limits<R>::quiet_NaN();
+  const std::vector<C> a = {C(0, 0), C(inf, 1), C(-0.0f, -0.0f), C(nan, nan), C(inf, inf), C(2, 3), C(0, 0), C(0, 0), C(0, 0), C(-0.0f, 0)};
+  const std::vector<C> b = {C(0, 0), C(0, 0), C(0, -0.0f), C(0, 0), C(-0.0f, 0), C(0, 0), C(2, 0), C(0.5f, 3), C(1, 0), C(3, 0)};
+  const std::vector<C> want = {C(1, 0), C(1, 0), C(1, 0), C(1, 0), C(1, 0), C(1, 0), C(0, 0), C(0, 0), C(0, 0), C(0, 0)};
+  const auto n = static_cast<std::int64_t>(a.size());
+  const Tensor r = pow(s, vec_tensor(a), vec_tensor(b));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    EXPECT_EQ(r.item<C>({i}), want[k]) << "pow(" << a[k] << ", " << b[k] << ")";
+  }
+  // Scalar exponent (the scalar fast path) and a broadcast base.
+  const Tensor r0 = pow(s, Tensor::from_data<C>({2}, {C(0, 0), C(inf, 1)}), Operand(C(0, 0)));
+  EXPECT_EQ(r0.item<C>({0}), C(1, 0));
+  EXPECT_EQ(r0.item<C>({1}), C(1, 0));
+  // Elsewhere the values stay std::pow's.
+  const Tensor r1 = pow(s, Tensor::from_data<C>({1}, {C(2, 3)}), Tensor::from_data<C>({1}, {C(0.5f, -1)}));
+  const C w = std::pow(C(2, 3), C(0.5f, -1));
+  EXPECT_NEAR(std::abs(r1.item<C>({0}) - w), 0, 4 * std::numeric_limits<R>::epsilon() * std::abs(w));
+}
+
+TEST_F(Fixture, ComplexPowSpecialValuesAsNumPy) {
+  check_pow_special<c128>(s);
+  check_pow_special<c64>(s);
+}
+
 }  // namespace
 }  // namespace tenferro::accuracy_test
