@@ -157,5 +157,103 @@ TEST_F(Fixture, ComplexPowSpecialValuesAsNumPy) {
   check_pow_special<c64>(s);
 }
 
+// ---------------------------------------------------------------- long f32 reductions
+
+/// n f32 values uniform in [0, 1): every partial sum grows, so an accumulation that adds
+/// one element at a time loses about n * eps / 2 relative (1e-2 for n = 1e6 worst case);
+/// a pairwise one O(log n * eps).
+std::vector<float> positive_f32(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+double rel_err(double got, double want) { return std::abs(got - want) / std::abs(want); }
+
+/// Relative errors below this are O(log n) ulps of f32 (eps = 6e-8).
+constexpr double kF32Tol = 2e-6;
+
+// sum over an outer (strided) axis of length 1e6 with several outputs: x [8, 1e6]
+// column-major reduced over axis 1 runs as vector accumulations out[0:8] += x[:, j]
+// (Note [Reduction loop order]); before the blocked pairwise accumulation its relative
+// error was about 1e-2.
+TEST_F(Fixture, F32SumAlongAStridedAxisIsPairwise) {
+  constexpr std::int64_t M = 8, R = 1000000;
+  const std::vector<float> v = positive_f32(static_cast<std::size_t>(M * R), 11);
+  const Tensor x = vec_tensor(v).reshape_view({M, R});
+  std::vector<double> ref(M, 0.0), ref_sq(M, 0.0);
+  for (std::int64_t j = 0; j < R; ++j)
+    for (std::int64_t i = 0; i < M; ++i) {
+      const double e = v[static_cast<std::size_t>(i + M * j)];
+      ref[static_cast<std::size_t>(i)] += e;
+      ref_sq[static_cast<std::size_t>(i)] += e * e;
+    }
+  const Tensor sm = sum(s, x, {1}), mn = mean(s, x, {1}), sq = sum_squares(s, x, {1});
+  double worst_sum = 0, worst_mean = 0, worst_sq = 0;
+  for (std::int64_t i = 0; i < M; ++i) {
+    const double want = ref[static_cast<std::size_t>(i)];
+    worst_sum = std::max(worst_sum, rel_err(sm.item<float>({i}), want));
+    worst_mean = std::max(worst_mean, rel_err(mn.item<float>({i}), want / R));
+    worst_sq = std::max(worst_sq, rel_err(sq.item<float>({i}), ref_sq[static_cast<std::size_t>(i)]));
+  }
+  std::printf("[ accuracy ] f32 [8, 1e6] over axis 1: sum %.3g, mean %.3g, sum_squares %.3g (relative)\n", worst_sum, worst_mean, worst_sq);
+  EXPECT_LT(worst_sum, kF32Tol);
+  EXPECT_LT(worst_mean, kF32Tol);
+  EXPECT_LT(worst_sq, kF32Tol);
+  // The same reduction through a strided view (every other column of [8, 2e6]... here
+  // every other row of [16, 1e6]) and over a middle axis of [4, 1e6, 2].
+  const std::vector<float> w = positive_f32(static_cast<std::size_t>(2 * M * R), 12);
+  const Tensor xw = vec_tensor(w).reshape_view({2 * M, R}).slice_view(0, 1, Tensor::kSliceEnd, 2);
+  const Tensor sw = sum(s, xw, {1});
+  const Tensor y = vec_tensor(w).reshape_view({4, R, 4});
+  const Tensor sy = sum(s, y, {1});
+  double worst_w = 0, worst_y = 0;
+  for (std::int64_t i = 0; i < M; ++i) {
+    double want = 0;
+    for (std::int64_t j = 0; j < R; ++j) want += w[static_cast<std::size_t>(2 * i + 1 + 2 * M * j)];
+    worst_w = std::max(worst_w, rel_err(sw.item<float>({i}), want));
+  }
+  for (std::int64_t a = 0; a < 4; ++a)
+    for (std::int64_t c = 0; c < 4; ++c) {
+      double want = 0;
+      for (std::int64_t j = 0; j < R; ++j) want += w[static_cast<std::size_t>(a + 4 * j + 4 * R * c)];
+      worst_y = std::max(worst_y, rel_err(sy.item<float>({a, c}), want));
+    }
+  std::printf("[ accuracy ] f32 strided view [8, 1e6] over axis 1: %.3g; [4, 1e6, 4] over axis 1: %.3g\n", worst_w, worst_y);
+  EXPECT_LT(worst_w, kF32Tol);
+  EXPECT_LT(worst_y, kF32Tol);
+  // A constant 0.1: every addition rounds the same way, the naive error is systematic.
+  const Tensor c = sum(s, Tensor::full({M, R}, Scalar(0.1), DType::f32), {1});
+  const double want_c = static_cast<double>(0.1f) * R;
+  double worst_c = 0;
+  for (std::int64_t i = 0; i < M; ++i) worst_c = std::max(worst_c, rel_err(c.item<float>({i}), want_c));
+  std::printf("[ accuracy ] f32 [8, 1e6] of 0.1 over axis 1: %.3g\n", worst_c);
+  EXPECT_LT(worst_c, kF32Tol);
+}
+
+// Full and contiguous reductions were pairwise already; keep them so.
+TEST_F(Fixture, F32FullAndContiguousReductionsArePairwise) {
+  constexpr std::int64_t N = 1 << 22;
+  const std::vector<float> v = positive_f32(static_cast<std::size_t>(N), 13);
+  double want = 0;
+  for (float e : v) want += e;
+  const Tensor x = vec_tensor(v);
+  const double full = rel_err(sum(s, x).item<float>(), want);
+  const double strided = rel_err(sum(s, x.slice_view(0, 0, Tensor::kSliceEnd, 1).reshape_view({1024, 4096}), {0, 1}).item<float>(), want);
+  const Tensor cols = sum(s, x.reshape_view({4096, 1024}), {0});  // contiguous lines
+  double worst_cols = 0;
+  for (std::int64_t j = 0; j < 1024; ++j) {
+    double w = 0;
+    for (std::int64_t i = 0; i < 4096; ++i) w += v[static_cast<std::size_t>(i + 4096 * j)];
+    worst_cols = std::max(worst_cols, rel_err(cols.item<float>({j}), w));
+  }
+  std::printf("[ accuracy ] f32 full sum of 4M: %.3g; as [1024, 4096] over both: %.3g; columns of 4096: %.3g\n", full, strided, worst_cols);
+  EXPECT_LT(full, kF32Tol);
+  EXPECT_LT(strided, kF32Tol);
+  EXPECT_LT(worst_cols, kF32Tol);
+}
+
 }  // namespace
 }  // namespace tenferro::accuracy_test
