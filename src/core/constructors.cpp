@@ -200,7 +200,7 @@ Tensor Tensor::uniform(Generator& gen, std::span<const std::int64_t> shape, DTyp
   detail::require_valid_dtype(dtype, op);
   if (!is_inexact(dtype)) throw DTypeError(op, "dtype " + std::string(dtype_name(dtype)) + " not supported (needs a float or complex dtype)");
   if (!(low <= high) || !std::isfinite(low) || !std::isfinite(high))
-    throw ArgumentError(op, "bad bounds low=" + std::to_string(low) + " high=" + std::to_string(high));
+    throw ArgumentError(op, "bad bounds low=" + detail::shortest_text(low) + " high=" + detail::shortest_text(high));
   Tensor t = TensorAccess::owner(shape, dtype, op);
   const std::uint64_t seed = gen.seed(), base = gen.advance(static_cast<std::uint64_t>(t.numel()));
   const double w = high - low;
@@ -226,7 +226,7 @@ Tensor Tensor::normal(Generator& gen, std::span<const std::int64_t> shape, DType
   detail::require_valid_dtype(dtype, op);
   if (!is_inexact(dtype)) throw DTypeError(op, "dtype " + std::string(dtype_name(dtype)) + " not supported (needs a float or complex dtype)");
   if (!(stddev >= 0) || !std::isfinite(stddev) || !std::isfinite(mean))
-    throw ArgumentError(op, "bad parameters mean=" + std::to_string(mean) + " stddev=" + std::to_string(stddev));
+    throw ArgumentError(op, "bad parameters mean=" + detail::shortest_text(mean) + " stddev=" + detail::shortest_text(stddev));
   Tensor t = TensorAccess::owner(shape, dtype, op);
   const std::uint64_t seed = gen.seed(), base = gen.advance(static_cast<std::uint64_t>(t.numel()));
   visit_dtype<DTypeSet::inexact>(op, dtype, [&](auto tag) {
