@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/test_util.hpp"
+#include "tenferro/einsum.hpp"
 
 namespace tenferro::accuracy_test {
 namespace {
@@ -253,6 +254,62 @@ TEST_F(Fixture, F32FullAndContiguousReductionsArePairwise) {
   EXPECT_LT(full, kF32Tol);
   EXPECT_LT(strided, kF32Tol);
   EXPECT_LT(worst_cols, kF32Tol);
+}
+
+// ---------------------------------------------------------------- long f32 contractions
+
+/// f64 reference of sum_k a[k] b[k] over f32 inputs.
+double ref_dot(const std::vector<float>& a, const std::vector<float>& b, std::size_t off_a = 0, std::size_t st_a = 1,
+               std::size_t off_b = 0, std::size_t st_b = 1, std::size_t n = 0) {
+  double acc = 0;
+  for (std::size_t k = 0; k < n; ++k) acc += double(a[off_a + k * st_a]) * double(b[off_b + k * st_b]);
+  return acc;
+}
+
+// dot_general / einsum "i,i->" with K = 1e7 in f32: BLAS sdot/sgemv/sgemm accumulate in
+// f32 (relative error 2e-2 before, NumPy no better); K is now blocked and the block
+// products combined pairwise (Note [Long contractions]).
+TEST_F(Fixture, F32LongContractionsAreBlocked) {
+  constexpr std::int64_t K = 10'000'000;
+  const std::vector<float> a = positive_f32(K, 21), b = positive_f32(K, 22);
+  const Tensor ta = vec_tensor(a), tb = vec_tensor(b);
+  const double want = ref_dot(a, b, 0, 1, 0, 1, K);
+  DotDims d;
+  d.lhs_contracting = {0};
+  d.rhs_contracting = {0};
+  const double e_dot = rel_err(dot_general(s, ta, tb, d).item<float>(), want);
+  const double e_ein = rel_err(einsum(s, "i,i->", {ta, tb}).item<float>(), want);
+  const double e_vdot = rel_err(vdot(s, ta, tb).item<float>(), want);
+  // Matrix forms: [3, K/8] . [K/8, 2] (gemm; A a transposed view: A[i, k] = a[k + K/8 i])
+  // and [K/8] . [K/8, 2] (gemv), from the same data.
+  constexpr std::int64_t K8 = K / 8;
+  const Tensor A = ta.slice_view(0, 0, 3 * K8).reshape_view({K8, 3}).transpose_view();
+  const Tensor B = tb.slice_view(0, 0, 2 * K8).reshape_view({K8, 2});
+  DotDims dm;
+  dm.lhs_contracting = {1};
+  dm.rhs_contracting = {0};
+  const Tensor C = dot_general(s, A, B, dm);
+  double e_gemm = 0;
+  for (std::int64_t i = 0; i < 3; ++i)
+    for (std::int64_t j = 0; j < 2; ++j)
+      e_gemm = std::max(e_gemm, rel_err(C.item<float>({i, j}), ref_dot(a, b, static_cast<std::size_t>(K8 * i), 1, static_cast<std::size_t>(K8 * j), 1,
+                                                                        static_cast<std::size_t>(K8))));
+  const Tensor v = dot_general(s, ta.slice_view(0, 0, K8), B, d);
+  double e_gemv = 0;
+  for (std::int64_t j = 0; j < 2; ++j)
+    e_gemv = std::max(e_gemv, rel_err(v.item<float>({j}), ref_dot(a, b, 0, 1, static_cast<std::size_t>(K8 * j), 1, static_cast<std::size_t>(K8))));
+  // Accumulate form: out = 2 (a . b) + 1 * out.
+  const Tensor out = Tensor::full({}, Scalar(1.0), DType::f32);
+  dot_general_into(s, ta, tb, d, out, 2.0, 1.0);
+  const double e_acc = rel_err(out.item<float>(), 2 * want + 1);
+  std::printf("[ accuracy ] f32 K = 1e7: dot_general %.3g, einsum i,i-> %.3g, vdot %.3g, accumulate %.3g; "
+              "K = 1.25e6: gemm [3, K] [K, 2] %.3g, gemv [K] [K, 2] %.3g\n", e_dot, e_ein, e_vdot, e_acc, e_gemm, e_gemv);
+  EXPECT_LT(e_dot, kF32Tol);
+  EXPECT_LT(e_ein, kF32Tol);
+  EXPECT_LT(e_vdot, kF32Tol);
+  EXPECT_LT(e_acc, kF32Tol);
+  EXPECT_LT(e_gemm, kF32Tol);
+  EXPECT_LT(e_gemv, kF32Tol);
 }
 
 }  // namespace
