@@ -40,7 +40,7 @@
 #include <span>
 #include <vector>
 
-#include "tenferro/cpu_backend.hpp"
+#include "tenferro/session.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/tensor.hpp"
 

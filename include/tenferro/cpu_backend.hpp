@@ -1,6 +1,7 @@
 #pragma once
 /// \file cpu_backend.hpp
-/// The CPU backend and its sessions: the execution boundary every operation runs on.
+/// The CPU backend, its held sessions and execution scopes (Session itself is
+/// backend-neutral: tenferro/session.hpp).
 ///
 /// Note [Session admission]
 /// One root session per CPU at a time: entering a session admits the calling thread to
@@ -21,6 +22,7 @@
 
 #include "tenferro/error.hpp"
 #include "tenferro/export.hpp"
+#include "tenferro/session.hpp"
 
 namespace tenferro {
 
@@ -42,51 +44,7 @@ struct CpuBackendOptions {
   std::size_t pool_byte_limit = std::size_t{100} << 20;
 };
 
-/// Buffer pool counters.
-struct BufferPoolStats {
-  std::uint64_t hits = 0;          ///< allocations served from the cache
-  std::uint64_t misses = 0;        ///< allocations that went to the heap
-  std::uint64_t evictions = 0;     ///< cached blocks freed to respect the byte limit
-  std::uint64_t cached_blocks = 0; ///< blocks now cached
-  std::size_t cached_bytes = 0;    ///< data bytes now cached
-  std::size_t byte_limit = 0;      ///< the limit
-};
-
 class CpuBackend;
-
-/// The capability to run operations. Only the backend constructs sessions; every op
-/// takes a `Session&`. A Session is bound to the thread that entered it: using it from
-/// another thread throws SessionEntryError(IncompatibleContext); using it after its
-/// entry ended throws SessionEntryError(Poisoned).
-class TENFERRO_API Session {
- public:
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-
-  /// Worker threads this session may use (1 means everything runs inline).
-  int num_threads() const noexcept;
-  /// Throws unless this session is usable on the calling thread now. Ops call it first.
-  void check(std::string_view op) const {
-    if (!usable()) throw_unusable(op);
-  }
-  /// Stats of the buffer pool this session has checked out (never fails while usable).
-  BufferPoolStats pool_stats() const;
-
-  /// Internal: the thread context this session runs on (for backends and families).
-  detail::CpuContext& context() const noexcept { return *ctx_; }
-
- protected:
-  Session(detail::CpuContext* ctx, std::uint64_t epoch) noexcept : ctx_(ctx), epoch_(epoch) {}
-  Session(Session&& o) noexcept : ctx_(o.ctx_), epoch_(o.epoch_) { o.epoch_ = 0; }
-  bool usable() const noexcept;
-  [[noreturn]] void throw_unusable(std::string_view op) const;
-
-  detail::CpuContext* ctx_;
-  std::uint64_t epoch_;  ///< entry this session belongs to; 0 when closed or moved-from
-
-  friend class detail::EntryGuard;
-  friend class CpuBackend;
-};
 
 /// A session held across calls: move-only and thread-affine.
 class TENFERRO_API HeldSession : public Session {
@@ -129,6 +87,13 @@ class TENFERRO_API ExecutionScope {
 };
 
 namespace detail {
+/// The session of one scoped entry (constructed only by EntryGuard).
+class TENFERRO_API ScopedSession : public Session {
+ private:
+  explicit ScopedSession(CpuContext* ctx) noexcept;
+  friend class EntryGuard;
+};
+
 /// Scoped entry: enters in the constructor, leaves in the destructor.
 class TENFERRO_API EntryGuard {
  public:
@@ -139,7 +104,7 @@ class TENFERRO_API EntryGuard {
   Session& session() noexcept { return session_; }
 
  private:
-  Session session_;
+  ScopedSession session_;
   bool inside_scope_;
 };
 }  // namespace detail
@@ -197,9 +162,5 @@ class TENFERRO_API CpuBackend {
  private:
   detail::BackendState* state_;
 };
-
-/// The session the calling thread is inside (held or scoped), for operator sugar.
-/// Throws SessionEntryError(Poisoned) when there is none: nothing opens one implicitly.
-TENFERRO_API Session& current_session();
 
 }  // namespace tenferro

@@ -48,7 +48,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tenferro/cpu_backend.hpp"
+#include "tenferro/session.hpp"
 #include "tenferro/einsum_path.hpp"
 #include "tenferro/tensor.hpp"
 

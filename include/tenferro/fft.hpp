@@ -58,7 +58,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "tenferro/cpu_backend.hpp"
+#include "tenferro/session.hpp"
 #include "tenferro/dot.hpp"
 #include "tenferro/tensor.hpp"
 

@@ -31,7 +31,7 @@
 
 #include <cstdint>
 
-#include "tenferro/cpu_backend.hpp"
+#include "tenferro/session.hpp"
 #include "tenferro/dot.hpp"
 #include "tenferro/tensor.hpp"
 

@@ -24,7 +24,7 @@
 
 #include <span>
 
-#include "tenferro/cpu_backend.hpp"
+#include "tenferro/session.hpp"
 #include "tenferro/scalar.hpp"
 #include "tenferro/tensor.hpp"
 

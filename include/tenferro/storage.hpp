@@ -6,13 +6,21 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "tenferro/export.hpp"
 
 namespace tenferro {
 
-/// Where a tensor's bytes live.
-enum class DeviceKind : std::uint8_t { cpu, cuda };
+/// Where a tensor's bytes live and a session's kernels run.
+enum class DeviceKind : std::uint8_t {
+  cpu,   ///< host memory, CPU kernels (OpenBLAS, LAPACK, FFTW)
+  cuda,  ///< NVIDIA GPU (build switch TENFERRO_ENABLE_CUDA; no kernels yet)
+};
+/// Number of device kinds.
+inline constexpr int kNumDeviceKinds = 2;
+/// "cpu", "cuda" (or "?" for a value outside the enum).
+TENFERRO_API std::string_view device_name(DeviceKind d) noexcept;
 
 /// A device: kind and ordinal.
 struct Device {

@@ -2,6 +2,7 @@
 /// \file tenferro.hpp
 /// Umbrella header: everything public.
 #include "tenferro/ad.hpp"
+#include "tenferro/session.hpp"
 #include "tenferro/cpu_backend.hpp"
 #include "tenferro/dot.hpp"
 #include "tenferro/einsum.hpp"
@@ -9,6 +10,7 @@
 #include "tenferro/einsum_path.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/linalg.hpp"
+#include "tenferro/op_catalog.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/fft.hpp"
 #include "tenferro/ops.hpp"

@@ -125,7 +125,9 @@ CpuResources* BackendState::borrow(const char* op) const {
   }
 }
 
-EntryGuard::EntryGuard(BackendState& b, bool try_only) : session_(&tls_context, 0), inside_scope_(false) {
+ScopedSession::ScopedSession(CpuContext* ctx) noexcept : Session(ctx, 0, DeviceKind::cpu) {}
+
+EntryGuard::EntryGuard(BackendState& b, bool try_only) : session_(&tls_context), inside_scope_(false) {
   CpuContext& c = tls_context;
   const char* op = try_only ? "try_with_session" : "with_session";
   if (c.state == CpuContext::State::scope && c.backend == &b) {
@@ -153,7 +155,12 @@ EntryGuard::~EntryGuard() {
 
 // ---- Session ----
 
-int Session::num_threads() const noexcept { return ctx_->backend ? ctx_->backend->num_threads : 1; }
+// Session's members are defined here, beside the thread-local entry record they read
+// (Note [Neutral session]); a device backend's session uses the same host record.
+int Session::num_threads() const noexcept {
+  const detail::CpuContext& c = static_cast<const detail::CpuContext&>(*ctx_);
+  return c.backend ? c.backend->num_threads : 1;
+}
 
 bool Session::usable() const noexcept { return ctx_ == &detail::tls_context && epoch_ != 0 && ctx_->epoch == epoch_; }
 
@@ -165,7 +172,7 @@ void Session::throw_unusable(std::string_view op) const {
 
 BufferPoolStats Session::pool_stats() const {
   check("pool_stats");
-  return ctx_->resources->pool.stats();
+  return detail::cpu_context(*this).resources->pool.stats();
 }
 
 Session& current_session() {
@@ -177,7 +184,7 @@ Session& current_session() {
 
 // ---- HeldSession ----
 
-HeldSession::HeldSession(detail::CpuContext* ctx, std::uint64_t epoch) noexcept : Session(ctx, epoch) { ctx->active = this; }
+HeldSession::HeldSession(detail::CpuContext* ctx, std::uint64_t epoch) noexcept : Session(ctx, epoch, DeviceKind::cpu) { ctx->active = this; }
 
 HeldSession::HeldSession(HeldSession&& o) noexcept : Session(std::move(o)) {
   if (epoch_ && ctx_ == &detail::tls_context && ctx_->active == &o) ctx_->active = this;
@@ -204,7 +211,7 @@ void HeldSession::close() {
   if (!epoch_) return;
   if (ctx_ != &detail::tls_context)
     throw SessionEntryError(SessionEntryKind::IncompatibleContext, "close", "held session closed from a thread other than the one that opened it");
-  detail::CpuContext& c = *ctx_;
+  detail::CpuContext& c = detail::cpu_context(*this);
   epoch_ = 0;
   if (c.state != detail::CpuContext::State::held) return;  // already released (thread exit)
   detail::BackendState* b = c.backend;

@@ -11,6 +11,7 @@
 #include "cpu/dot_plan.hpp"
 #include "fft/fft_plan.hpp"
 #include "cpu/linalg_cache.hpp"
+#include "core/session_context.hpp"
 #include "tenferro/cpu_backend.hpp"
 
 namespace tenferro::detail {
@@ -56,22 +57,25 @@ struct BackendState {
   static CpuResources* busy() noexcept { return reinterpret_cast<CpuResources*>(std::uintptr_t{1}); }
 };
 
-/// Per-thread entry state. Only its own thread reads or writes it.
-struct CpuContext {
+/// Per-thread entry state of the CPU backend (the neutral part, epoch and active
+/// session, is the SessionContext base). Only its own thread reads or writes it.
+struct CpuContext : SessionContext {
   enum class State : std::uint8_t { idle, scope, scoped, held, scope_scoped };
   State state = State::idle;
   BackendState* backend = nullptr;     ///< admitted backend (scope, scoped, held)
   CpuResources* resources = nullptr;   ///< checked-out resources while admitted
   BlockAllocator* prev_allocator = nullptr;
-  std::uint64_t epoch = 0;             ///< the active session's epoch (0: none)
   std::uint64_t scope_epoch = 0;       ///< the active execution scope's epoch
   std::uint64_t epoch_counter = 0;
-  Session* active = nullptr;           ///< the active session, for operator sugar
 
   ~CpuContext();  // a thread exiting inside a session releases it
 };
 
 /// This thread's context.
 CpuContext& this_context() noexcept;
+
+/// The CPU context of a session (every Session is a CPU session until another backend
+/// lands; a device backend's kernels downcast to their own context the same way).
+inline CpuContext& cpu_context(const Session& s) noexcept { return static_cast<CpuContext&>(s.context()); }
 
 }  // namespace tenferro::detail

@@ -458,7 +458,7 @@ void dot_impl(Session& s, std::string_view op, const Tensor& lhs, const Tensor& 
               const Scalar& alpha, const Scalar& beta) {
   s.check(op);
   if (try_dot_fast(s, lhs, rhs, dims, out, result, alpha, beta)) return;
-  CpuResources& res = *s.context().resources;
+  CpuResources& res = *cpu_context(s).resources;
   DotPlan local;
   const DotPlan* plan = nullptr;
   Dims out_shape;
@@ -621,7 +621,7 @@ void grouped_gemm(Session& s, std::span<const GemmItem> items) {
 
 PlanCacheStats dot_plan_cache_stats(Session& s) {
   s.check("dot_plan_cache_stats");
-  return s.context().resources->dot_plans.stats;
+  return detail::cpu_context(s).resources->dot_plans.stats;
 }
 
 }  // namespace tenferro

@@ -74,7 +74,7 @@ void parallel_chunks(const Session& s, std::int64_t n, int threads, const std::f
     if (n > 0) f(0, n);
     return;
   }
-  Workers& w = workers_of(*s.context().backend);
+  Workers& w = workers_of(*cpu_context(s).backend);
   const std::int64_t chunk = (n + threads - 1) / threads;
   // The worker threads run kernels only: they never allocate tensor storage through
   // the session's pool (the allocator hook is per thread and absent there).

@@ -244,7 +244,7 @@ void run(Session& s, std::string_view op, const Tensor& x, const FftRequest& r, 
   // FFTW's parallel loops (plans with threads > 1) run on this session's arena while
   // planning and executing: Note [FFTW threads].
   const FftSessionScope fftw_session(p.threads > 1 ? &s : nullptr);
-  FftPlanCache& cache = s.context().resources->fft_plans;
+  FftPlanCache& cache = cpu_context(s).resources->fft_plans;
   const FftPlanHandle* plan = cache.find(key, len, hash);
   if (!plan) {
     std::int64_t in_lo = 0, in_hi = 0, out_lo = 0, out_hi = 0;
@@ -317,7 +317,7 @@ TENFERRO_FFT_OP(irfftn, FftnOptions, c2r)
 
 PlanCacheStats fft_plan_cache_stats(Session& s) {
   s.check("fft_plan_cache_stats");
-  return s.context().resources->fft_plans.stats;
+  return detail::cpu_context(s).resources->fft_plans.stats;
 }
 
 }  // namespace tenferro

@@ -119,7 +119,7 @@ namespace tenferro {
 
 PlanCacheStats linalg_plan_cache_stats(Session& s) {
   s.check("linalg_plan_cache_stats");
-  return s.context().resources->linalg_plans.stats;
+  return detail::cpu_context(s).resources->linalg_plans.stats;
 }
 
 }  // namespace tenferro

@@ -110,7 +110,7 @@ enum class Routine : std::uint32_t { gesdd = 1, geqrf, orgqr, syevd, geev, getri
 /// returns LinalgWorkspace from a LAPACK lwork = -1 call) once.
 template <class Q> LinalgWorkspace cached_workspace(Session& s, Routine r, DType d, std::uint32_t job, std::int64_t m, std::int64_t n,
                                                     std::int64_t k, Q&& query) {
-  LinalgPlanCache& cache = s.context().resources->linalg_plans;
+  LinalgPlanCache& cache = cpu_context(s).resources->linalg_plans;
   const LinalgKey key{static_cast<std::uint32_t>(r), (static_cast<std::uint32_t>(d) << 24) | job, m, n, k};
   if (const LinalgWorkspace* w = cache.find(key)) return *w;
   const LinalgWorkspace w = query();

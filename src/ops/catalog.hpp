@@ -1,43 +1,19 @@
 #pragma once
-// The op catalogue (see catalog.def): enum, names, dtype sets and AD status derive from
-// the one table.
+// The op catalogue for the library's own code (the table itself is public:
+// tenferro/op_catalog.hpp). Internal code names ops as detail::OpId::name.
 #include "core/internal_check.hpp"
 
-#include <string_view>
-
-#include "tenferro/dtype.hpp"
+#include "tenferro/op_catalog.hpp"
 
 namespace tenferro::detail {
 
-/// Whether an op has derivative rules.
-enum class AdStatus : std::uint8_t { pending, none, jvp_vjp };
-
-/// Every primitive.
-enum class OpId : std::uint16_t {
-#define TENFERRO_OP(name, arity, dtypes, ad) name,
-#include "ops/catalog.def"
-#undef TENFERRO_OP
-};
-
-/// One row of the catalogue.
-struct OpInfo {
-  std::string_view name;
-  int arity;
-  DTypeSet dtypes;
-  AdStatus ad;
-};
-
-inline constexpr OpInfo kOps[] = {
-#define TENFERRO_OP(name, arity, dtypes, ad) {#name, arity, DTypeSet::dtypes, AdStatus::ad},
-#include "ops/catalog.def"
-#undef TENFERRO_OP
-};
-
-/// Number of primitives; the static_assert catches a table edited in one place only.
-inline constexpr int kNumOps = 96;
-static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumOps, "op catalogue changed: update kNumOps");
-
-constexpr const OpInfo& op_info(OpId id) noexcept { return kOps[static_cast<int>(id)]; }
-constexpr std::string_view op_name(OpId id) noexcept { return op_info(id).name; }
+using tenferro::AdStatus;
+using tenferro::kNumOps;
+using tenferro::kOps;
+using tenferro::op_info;
+using tenferro::op_name;
+using tenferro::OpFamily;
+using tenferro::OpId;
+using tenferro::OpInfo;
 
 }  // namespace tenferro::detail

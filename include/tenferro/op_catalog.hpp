@@ -1,0 +1,72 @@
+#pragma once
+/// \file op_catalog.hpp
+/// The op catalogue as a public query: every primitive's id, name, family, arity,
+/// dtype set and AD status, derived from the one table (op_catalog.def), and
+/// `supports(op, dtype, device)`, answered from the backends' kernel tables.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "tenferro/dtype.hpp"
+#include "tenferro/export.hpp"
+#include "tenferro/storage.hpp"
+
+namespace tenferro {
+
+/// Every primitive, in catalogue order.
+enum class OpId : std::uint16_t {
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) name,
+#include "tenferro/op_catalog.def"
+#undef TENFERRO_OP
+  count_  ///< not an op: the number of primitives
+};
+/// Number of primitives (derived from the table, never typed by hand).
+inline constexpr int kNumOps = static_cast<int>(OpId::count_);
+
+/// Where a primitive's front end lives (src/ops/<family>, and its family folder).
+enum class OpFamily : std::uint8_t {
+  elementwise, analytic, conversion, reduction, blas1, structural, indexing, contraction, fft, linalg, einsum
+};
+/// "elementwise", "linalg", ...
+TENFERRO_API std::string_view op_family_name(OpFamily f) noexcept;
+
+/// Whether an op has derivative rules.
+enum class AdStatus : std::uint8_t {
+  pending,  ///< differentiable, no rule yet (recording it throws UnsupportedAdRule)
+  none,     ///< not differentiable (integer/bool or piecewise-constant outputs)
+  jvp_vjp,  ///< JVP and VJP rules in src/ad/
+};
+
+/// One row of the catalogue.
+struct OpInfo {
+  std::string_view name;
+  OpFamily family;
+  int inputs;   ///< tensor operands; -1: variadic
+  int outputs;  ///< results of the primitive
+  DTypeSet dtypes;
+  AdStatus ad;
+};
+
+/// The catalogue, indexed by OpId.
+inline constexpr OpInfo kOps[] = {
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) \
+  {#name, OpFamily::family, inputs, outputs, DTypeSet::dtypes, AdStatus::ad},
+#include "tenferro/op_catalog.def"
+#undef TENFERRO_OP
+};
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == static_cast<std::size_t>(kNumOps));
+
+/// The row of `id` (id must be a catalogue op).
+constexpr const OpInfo& op_info(OpId id) noexcept { return kOps[static_cast<int>(id)]; }
+/// The catalogue name of `id` ("add", "svd", ...).
+constexpr std::string_view op_name(OpId id) noexcept { return op_info(id).name; }
+/// The op named `name`, or nullopt.
+TENFERRO_API std::optional<OpId> find_op(std::string_view name) noexcept;
+
+/// Whether `op` runs for inputs of dtype `dtype` on `device` in this build: the dtype
+/// is in the op's set and the device's kernel table has a kernel (not a stub) for it.
+/// False for ids or dtypes outside their enums.
+TENFERRO_API bool supports(OpId op, DType dtype, DeviceKind device) noexcept;
+
+}  // namespace tenferro

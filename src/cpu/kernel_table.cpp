@@ -1,0 +1,75 @@
+// The CPU backend's kernel table (Note [Kernel tables]): every primitive has a CPU
+// kernel over its whole catalogue dtype set. A new catalogue row must be added here
+// (as a kernel or a stub), or the static_assert below fails.
+#include "ops/kernel_table.hpp"
+
+namespace tenferro::detail {
+namespace {
+
+constexpr KernelTable make_cpu_table() {
+  KernelTable t{};
+  // elementwise
+  for (OpId op : {
+    OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::rem, OpId::maximum, OpId::minimum, OpId::pow,
+    OpId::compare, OpId::select, OpId::clamp, OpId::neg, OpId::conj, OpId::abs, OpId::sign,
+    OpId::real, OpId::imag, OpId::angle
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // analytic
+  for (OpId op : {
+    OpId::exp, OpId::log, OpId::sin, OpId::cos, OpId::tan, OpId::tanh, OpId::sqrt, OpId::rsqrt,
+    OpId::expm1, OpId::log1p, OpId::erf, OpId::sigmoid, OpId::asin, OpId::acos, OpId::atan,
+    OpId::sinh, OpId::cosh
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // conversion
+  for (OpId op : {
+    OpId::convert, OpId::cast, OpId::copy, OpId::reshape
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // reduction
+  for (OpId op : {
+    OpId::sum, OpId::prod, OpId::max, OpId::min, OpId::mean, OpId::sum_squares, OpId::argmax,
+    OpId::argmin
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // blas1
+  for (OpId op : {
+    OpId::vdot, OpId::norm_squared, OpId::axpby
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // structural
+  for (OpId op : {
+    OpId::transpose, OpId::broadcast_in_dim, OpId::extract_diagonal, OpId::embed_diagonal,
+    OpId::tril, OpId::triu, OpId::concatenate, OpId::stack, OpId::reverse, OpId::pad, OpId::iota
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // indexing
+  for (OpId op : {
+    OpId::slice, OpId::dynamic_slice, OpId::dynamic_update_slice, OpId::gather, OpId::scatter,
+    OpId::take_along_axis, OpId::index_select
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // contraction
+  for (OpId op : {
+    OpId::dot_general, OpId::grouped_gemm
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // fft
+  for (OpId op : {
+    OpId::fft, OpId::ifft, OpId::rfft, OpId::irfft
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // linalg
+  for (OpId op : {
+    OpId::svd, OpId::qr, OpId::qr_pivoted, OpId::qr_append_columns, OpId::lu, OpId::lu_factor,
+    OpId::lu_solve, OpId::lu_full_pivot, OpId::cholesky, OpId::eigh, OpId::eig, OpId::solve,
+    OpId::triangular_solve, OpId::lstsq, OpId::inv, OpId::det, OpId::slogdet, OpId::pinv,
+    OpId::matrix_norm, OpId::vector_norm, OpId::matrix_exp
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // einsum
+  for (OpId op : {
+    OpId::einsum
+  }) t[static_cast<int>(op)] = kernel_entry(op);
+  return t;
+}
+
+constexpr KernelTable kCpuTable = make_cpu_table();
+static_assert(table_complete(kCpuTable), "a catalogue op has no CPU entry: add it to src/cpu/kernel_table.cpp");
+
+}  // namespace
+
+const KernelTable& cpu_kernel_table() noexcept { return kCpuTable; }
+
+}  // namespace tenferro::detail

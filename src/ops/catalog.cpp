@@ -1,0 +1,56 @@
+// Catalogue queries: names, families and `supports` (Note [Kernel tables]).
+#include <string>
+
+#include "ops/kernel_table.hpp"
+
+namespace tenferro {
+
+std::string_view op_family_name(OpFamily f) noexcept {
+  switch (f) {
+    case OpFamily::elementwise: return "elementwise";
+    case OpFamily::analytic: return "analytic";
+    case OpFamily::conversion: return "conversion";
+    case OpFamily::reduction: return "reduction";
+    case OpFamily::blas1: return "blas1";
+    case OpFamily::structural: return "structural";
+    case OpFamily::indexing: return "indexing";
+    case OpFamily::contraction: return "contraction";
+    case OpFamily::fft: return "fft";
+    case OpFamily::linalg: return "linalg";
+    case OpFamily::einsum: return "einsum";
+  }
+  return "?";
+}
+
+std::optional<OpId> find_op(std::string_view name) noexcept {
+  for (int i = 0; i < kNumOps; ++i)
+    if (kOps[i].name == name) return static_cast<OpId>(i);
+  return std::nullopt;
+}
+
+bool supports(OpId op, DType dtype, DeviceKind device) noexcept {
+  const int i = static_cast<int>(op);
+  if (i < 0 || i >= kNumOps || static_cast<int>(dtype) >= kNumDTypes) return false;
+  const detail::KernelTable* t = detail::kernel_table(device);
+  if (!t) return false;
+  const detail::KernelEntry& e = (*t)[i];
+  return e.kind == detail::KernelEntry::Kind::kernel && in_set(dtype, e.dtypes) && in_set(dtype, kOps[i].dtypes);
+}
+
+namespace detail {
+
+const KernelTable* kernel_table(DeviceKind device) noexcept {
+  switch (device) {
+    case DeviceKind::cpu: return &cpu_kernel_table();
+    case DeviceKind::cuda: return cuda_kernel_table();
+  }
+  return nullptr;
+}
+
+void throw_unsupported_on(OpId op, DeviceKind device) {
+  const char* why = kernel_table(device) ? "its kernel table has a stub for this op" : "this build has no such backend";
+  throw UnsupportedError(op_name(op), "not supported on device " + std::string(device_name(device)) + " (" + why + ")");
+}
+
+}  // namespace detail
+}  // namespace tenferro
