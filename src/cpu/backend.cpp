@@ -109,9 +109,8 @@ CpuContext& this_context() noexcept { return tls_context; }
 CpuContext::~CpuContext() {
   if (state != State::idle && backend) {
     BackendState* b = backend;
-    const bool holds_ref = state == State::held || state == State::scope || state == State::scope_scoped;
     leave_root(*this);
-    if (holds_ref) b->release_ref();
+    b->release_ref();  // every root entry holds one (a scoped one: EntryGuard's)
   }
 }
 
@@ -148,6 +147,11 @@ CpuResources* BackendState::borrow(const char* op) const {
 
 ScopedSession::ScopedSession(CpuContext* ctx) noexcept : Session(ctx, 0, DeviceKind::cpu) {}
 
+// A root scoped entry holds a reference on the backend state from before it waits until
+// after it has left, so the CpuBackend may be destroyed by another thread while this
+// one waits for admission or runs inside with_session (the state, CPU set included,
+// lives until the entry has released them). An entry inside a scope needs none: the
+// scope holds one.
 EntryGuard::EntryGuard(BackendState& b, bool try_only) : session_(&tls_context), inside_scope_(false) {
   CpuContext& c = tls_context;
   const char* op = try_only ? "try_with_session" : "with_session";
@@ -156,7 +160,13 @@ EntryGuard::EntryGuard(BackendState& b, bool try_only) : session_(&tls_context),
     c.state = CpuContext::State::scope_scoped;
     session_.epoch_ = c.epoch = ++c.epoch_counter;
   } else {
-    session_.epoch_ = c.epoch = enter_root(c, b, CpuContext::State::scoped, try_only, op);
+    b.retain();
+    try {
+      session_.epoch_ = c.epoch = enter_root(c, b, CpuContext::State::scoped, try_only, op);
+    } catch (...) {
+      b.release_ref();
+      throw;
+    }
   }
   c.active = &session_;
 }
@@ -168,7 +178,9 @@ EntryGuard::~EntryGuard() {
     c.epoch = 0;
     c.active = nullptr;
   } else {
+    BackendState* b = c.backend;
     leave_root(c);
+    b->release_ref();
   }
 }
 

@@ -229,6 +229,38 @@ TEST(Session, StaleExecutionScopeOfAnExitedThreadCannotCloseItsSuccessorsScope) 
   if (!reused) GTEST_SKIP() << "no thread reused an exited thread's TLS block in 50 attempts";
 }
 
+// The scoped entry holds a reference on the backend state: destroying the CpuBackend
+// while another thread is inside with_session, or waiting to enter it, is allowed (as it
+// is with a held session open) and was a use-after-free.
+TEST(Session, BackendMayDieWhileAnotherThreadIsInsideOrWaiting) {
+  for (int round = 0; round < 20; ++round) {
+    auto b = std::make_unique<CpuBackend>();
+    CpuBackend* raw = b.get();
+    std::atomic<bool> inside{false}, go{false};
+    std::atomic<int> done{0};
+    std::thread runner([&] {
+      raw->with_session([&](Session& s) {
+        inside = true;
+        while (!go) std::this_thread::sleep_for(100us);
+        const auto x = Tensor::ones({4}, DType::f64);
+        EXPECT_EQ(add(s, x, x).item<double>({0}), 2.0);
+      });
+      ++done;
+    });
+    ASSERT_TRUE(wait_until([&] { return inside.load(); }));
+    std::thread waiter([&] {
+      raw->with_session([&](Session& s) { EXPECT_GT(s.num_threads(), 0); });
+      ++done;
+    });
+    ASSERT_TRUE(wait_until([&] { return queued_on(*raw) > 1; }));  // the runner holds, the waiter waits
+    b.reset();  // the backend object goes while one thread is inside and one waits
+    go = true;
+    runner.join();
+    waiter.join();
+    EXPECT_EQ(done.load(), 2);
+  }
+}
+
 TEST(Session, NestedEntryOfAnyKindIsReentered) {
   CpuBackend b, other;
   b.with_session([&](Session&) {
