@@ -4,6 +4,7 @@
 
 #include <mutex>
 #include <new>
+#include <optional>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
@@ -34,10 +35,18 @@ class PinningObserver final : public tbb::task_scheduler_observer {
 std::mutex g_workers_mutex;  // creation only (first parallel op of a backend)
 }  // namespace
 
+// The arena is initialised before the observer is registered: initialize() allocates
+// (and may throw std::bad_alloc), and an observer observing an arena that is still
+// being set up crashed inside oneTBB's observe() while the exception unwound, instead
+// of reaching workers_of's SessionEntryError(Executor). Members are destroyed in
+// reverse order, so the observer stops observing before the arena goes.
 struct Workers {
-  Workers(const BackendState& b) : arena(b.num_threads), observer(arena, b.cpus) {}
+  explicit Workers(const BackendState& b) : arena(b.num_threads) {
+    arena.initialize();
+    observer.emplace(arena, b.cpus);
+  }
   tbb::task_arena arena;
-  PinningObserver observer;
+  std::optional<PinningObserver> observer;
 };
 
 void destroy_workers(BackendState& b) noexcept { delete b.workers.exchange(nullptr); }
