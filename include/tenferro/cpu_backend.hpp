@@ -110,8 +110,10 @@ class TENFERRO_API EntryGuard {
 }  // namespace detail
 
 /// The CPU backend: a thread budget, a CPU set, and the resources its sessions check out.
-/// Not copyable or movable. Destroying it while sessions are open is allowed: the
-/// shared state lives until the last session or scope ends.
+/// Not copyable or movable. Destroying it while sessions are open, or while other
+/// threads are inside or waiting in with_session, is allowed: the shared state lives
+/// until the last session, scope or scoped entry ends. (Starting a call on it while it
+/// is being destroyed is a data race, as for any object.)
 class TENFERRO_API CpuBackend {
  public:
   /// Default options (see CpuBackendOptions).

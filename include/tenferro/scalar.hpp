@@ -3,6 +3,7 @@
 /// A host scalar of one of four kinds (bool, integer, float, complex), used for
 /// broadcast operands, fill values and rank-0 results.
 
+#include <charconv>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -13,6 +14,23 @@
 #include "tenferro/dtype.hpp"
 
 namespace tenferro {
+
+namespace detail {
+/// The shortest decimal text that reads back as exactly `v` (std::to_chars), with ".0"
+/// on integral values as Python's repr: "0.1", "1e-50", "2.0", "-0.0", "inf", "nan".
+/// Used for every float in messages ("%f" showed 1e-50 as "0.000000").
+inline std::string shortest_text(double v) {
+  char buf[40];
+  char* end = std::to_chars(buf, buf + 32, v).ptr;  // at most 24 characters for a double
+  bool integral = true;
+  for (const char* p = buf; p != end; ++p) integral = integral && *p != '.' && *p != 'e' && *p != 'i' && *p != 'n';
+  if (integral) {
+    *end++ = '.';
+    *end++ = '0';
+  }
+  return std::string(buf, static_cast<std::size_t>(end - buf));
+}
+}  // namespace detail
 
 /// A dynamically typed host scalar.
 class Scalar {
@@ -95,9 +113,10 @@ inline std::string Scalar::to_string() const {
   switch (kind_) {
     case Kind::boolean: return i_ ? "true" : "false";
     case Kind::integer: return std::to_string(i_);
-    case Kind::floating: return std::to_string(c_.real());
+    case Kind::floating: return detail::shortest_text(c_.real());
     case Kind::complex:
-      return "(" + std::to_string(c_.real()) + (std::signbit(c_.imag()) ? "-" : "+") + std::to_string(std::abs(c_.imag())) + "j)";
+      return "(" + detail::shortest_text(c_.real()) + (std::signbit(c_.imag()) ? "-" : "+") + detail::shortest_text(std::abs(c_.imag())) +
+             "j)";
   }
   return "?";
 }

@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "core/convert.hpp"
+#include "core/enum_check.hpp"
 #include "core/layout.hpp"
 #include "tenferro/random.hpp"
 #include "tenferro/tensor.hpp"
@@ -15,6 +16,7 @@ __extension__ typedef __int128 int128;  // exact span arithmetic for integer ara
 
 struct TensorAccess {
   static Tensor owner(std::span<const std::int64_t> shape, DType dtype, std::string_view op) {
+    detail::require_valid_dtype(dtype, op);  // Note [Enums at the API boundary]
     Tensor t;
     if (shape.size() <= 8 && small_owner(t, shape, dtype)) return t;
     if (static_cast<int>(shape.size()) > kMaxRank)
@@ -186,6 +188,7 @@ Tensor Tensor::from_raw(std::span<const std::int64_t> shape, DType dtype, const 
 
 Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
   constexpr std::string_view op = "arange";
+  detail::require_valid_dtype(dtype, op);
   if (is_bool(dtype)) throw DTypeError(op, "dtype bool not supported");
   if (start.kind() == Scalar::Kind::complex || stop.kind() == Scalar::Kind::complex || step.kind() == Scalar::Kind::complex)
     throw ArgumentError(op, "start, stop and step must be real");
@@ -224,6 +227,7 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
 Tensor Tensor::arange(std::int64_t n, DType dtype) { return arange(Scalar(std::int64_t{0}), Scalar(n), Scalar(std::int64_t{1}), dtype); }
 
 Tensor Tensor::eye(std::int64_t n, DType dtype, std::int64_t m) {
+  detail::require_valid_dtype(dtype, "eye");
   if (m < 0) m = n;
   const std::int64_t shape[2] = {n, m};
   Tensor t = zeros(shape, dtype);
@@ -239,9 +243,10 @@ Tensor Tensor::eye(std::int64_t n, DType dtype, std::int64_t m) {
 // are the same whatever order or thread computes them.
 Tensor Tensor::uniform(Generator& gen, std::span<const std::int64_t> shape, DType dtype, double low, double high) {
   constexpr std::string_view op = "uniform";
+  detail::require_valid_dtype(dtype, op);
   if (!is_inexact(dtype)) throw DTypeError(op, "dtype " + std::string(dtype_name(dtype)) + " not supported (needs a float or complex dtype)");
   if (!(low <= high) || !std::isfinite(low) || !std::isfinite(high))
-    throw ArgumentError(op, "bad bounds low=" + std::to_string(low) + " high=" + std::to_string(high));
+    throw ArgumentError(op, "bad bounds low=" + detail::shortest_text(low) + " high=" + detail::shortest_text(high));
   Tensor t = TensorAccess::owner(shape, dtype, op);
   const std::uint64_t seed = gen.seed(), base = gen.advance(static_cast<std::uint64_t>(t.numel()));
   const double w = high - low;
@@ -264,9 +269,10 @@ Tensor Tensor::uniform(Generator& gen, std::span<const std::int64_t> shape, DTyp
 
 Tensor Tensor::normal(Generator& gen, std::span<const std::int64_t> shape, DType dtype, double mean, double stddev) {
   constexpr std::string_view op = "normal";
+  detail::require_valid_dtype(dtype, op);
   if (!is_inexact(dtype)) throw DTypeError(op, "dtype " + std::string(dtype_name(dtype)) + " not supported (needs a float or complex dtype)");
   if (!(stddev >= 0) || !std::isfinite(stddev) || !std::isfinite(mean))
-    throw ArgumentError(op, "bad parameters mean=" + std::to_string(mean) + " stddev=" + std::to_string(stddev));
+    throw ArgumentError(op, "bad parameters mean=" + detail::shortest_text(mean) + " stddev=" + detail::shortest_text(stddev));
   Tensor t = TensorAccess::owner(shape, dtype, op);
   const std::uint64_t seed = gen.seed(), base = gen.advance(static_cast<std::uint64_t>(t.numel()));
   visit_dtype<DTypeSet::inexact>(op, dtype, [&](auto tag) {

@@ -1,5 +1,6 @@
 #include "tenferro/error.hpp"
 
+#include "core/enum_check.hpp"
 #include "tenferro/dtype.hpp"
 
 namespace tenferro {
@@ -53,8 +54,20 @@ SessionEntryError::~SessionEntryError() = default;
 
 namespace detail {
 void throw_dtype_not_in_set(std::string_view op, DType d, DTypeSet s) {
+  if (static_cast<unsigned>(d) >= static_cast<unsigned>(kNumDTypes)) throw_invalid_dtype(op, d);
   throw DTypeError(op, "dtype " + std::string(dtype_name(d)) + " not supported (needs " +
                            std::string(dtype_set_name(s)) + ")");
+}
+
+void throw_invalid_dtype(std::string_view op, DType d) {
+  throw DTypeError(op, "dtype value " + std::to_string(static_cast<unsigned>(d)) +
+                           " is not a dtype (valid 0 to " + std::to_string(kNumDTypes - 1) +
+                           ": bool, i32, i64, f32, f64, c64, c128)");
+}
+
+void throw_unknown_enum(std::string_view op, std::string_view type, unsigned value, unsigned last) {
+  throw ArgumentError(op, "unknown " + std::string(type) + " value " + std::to_string(value) +
+                              " (valid 0 to " + std::to_string(last) + ")");
 }
 }  // namespace detail
 

@@ -55,6 +55,13 @@ std::pair<std::int64_t, std::int64_t> python_slice(std::int64_t start, std::int6
   return {first, static_cast<std::int64_t>(static_cast<std::uint64_t>(first - last - 1) / abs_step) + 1};
 }
 
+std::int64_t sliced_stride(std::int64_t stride, std::int64_t step, std::int64_t count, std::int64_t esize, std::string_view op) {
+  if (count > 1) return checked_mul(stride, step, op);
+  std::int64_t st = 0, bytes = 0;
+  if (__builtin_mul_overflow(stride, step, &st) || __builtin_mul_overflow(st, esize, &bytes)) return stride;
+  return st;
+}
+
 Dims infer_reshape(std::span<const std::int64_t> shape, std::int64_t numel, std::string_view op) {
   Dims out(shape);
   int infer = -1;

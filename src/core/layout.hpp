@@ -22,6 +22,15 @@ std::uint64_t axis_mask(std::span<const std::int64_t> axes, int rank, std::strin
 /// Python slice semantics: first index and element count of start:stop:step over n.
 std::pair<std::int64_t, std::int64_t> python_slice(std::int64_t start, std::int64_t stop, std::int64_t step, std::int64_t n);
 
+/// Note [Sliced strides]: the element stride of a sliced axis with `count` result
+/// elements, step `step` over an axis of stride `stride` and elements of `esize` bytes.
+/// Kernels scale strides by the element size unchecked, so every view's byte strides
+/// must fit in int64. For count > 1 the product is bounded by the storage (the step is
+/// smaller than the axis) and only checked; an axis of 0 or 1 elements never steps, so
+/// a step beyond the axis (up to INT64_MAX) keeps step * stride (NumPy's stride) when
+/// that fits in bytes and the parent's stride otherwise, instead of overflowing.
+std::int64_t sliced_stride(std::int64_t stride, std::int64_t step, std::int64_t count, std::int64_t esize, std::string_view op);
+
 /// Shape with one -1 resolved against `numel`; ShapeError when counts differ.
 Dims infer_reshape(std::span<const std::int64_t> shape, std::int64_t numel, std::string_view op);
 /// Strides viewing (shape, strides) as `new_shape` in column-major element order, if

@@ -170,7 +170,7 @@ Tensor Tensor::slice_view(int axis, std::int64_t start, std::int64_t stop, std::
   const auto [first, count] = detail::python_slice(start, stop, step, n);
   Dims sh = shape(), st = strides();
   sh[ax] = count;
-  st[ax] = checked_mul(stride(ax), step, op);
+  st[ax] = detail::sliced_stride(stride(ax), step, count, static_cast<std::int64_t>(dtype_size(dtype_)), op);
   std::byte* d = count > 0 ? data_ + first * stride(ax) * static_cast<std::int64_t>(dtype_size(dtype_)) : data_;
   return make_view(sh, st, d, read_only());
 }
@@ -241,7 +241,12 @@ Tensor Tensor::as_strided_view(std::span<const std::int64_t> shape_in, std::span
     if (checked_add(off, lo, op) < 0 || checked_add(off, hi, op) >= capacity)
       throw IndexError(op, "view with shape " + dims_string(shape_in) + ", strides " + dims_string(strides_in) + " and offset " +
                                std::to_string(off) + " reaches outside the storage of " + std::to_string(capacity) + " elements");
-    for (std::size_t i = 0; i < shape_in.size(); ++i) zero_stride |= strides_in[i] == 0 && shape_in[i] > 1;
+    for (std::size_t i = 0; i < shape_in.size(); ++i) {
+      zero_stride |= strides_in[i] == 0 && shape_in[i] > 1;
+      // The storage check bounds only axes that step; an extent-1 axis's stride must
+      // still fit in bytes (Note [Sliced strides] in core/layout.hpp).
+      if (shape_in[i] == 1) (void)checked_mul(strides_in[i], esize, op);
+    }
   }
   return make_view(shape_in, strides_in, block_->data() + off * esize, read_only() || zero_stride);
 }

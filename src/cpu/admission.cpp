@@ -17,7 +17,10 @@ inline void cpu_relax() noexcept {
 TicketLock& cpu_lock(int cpu) noexcept { return g_locks[cpu]; }
 
 void TicketLock::lock() noexcept {
-  const std::uint32_t ticket = next.fetch_add(1, std::memory_order_acquire);
+  // acq_rel (the same lock xadd on x86): what the waiter did before queueing, such as
+  // reading its CpuBackend's state pointer, happens before anything that sees it queued
+  // (queued()); a test destroys the CpuBackend once its waiter is seen queued.
+  const std::uint32_t ticket = next.fetch_add(1, std::memory_order_acq_rel);
   std::uint32_t s = serving.load(std::memory_order_acquire);
   // Spin briefly (hand-offs between short sessions), then sleep on the futex.
   for (int i = 0; s != ticket && i < 256; ++i) {

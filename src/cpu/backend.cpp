@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -50,6 +51,25 @@ int env_threads(const char* name) {
   throw SessionEntryError(SessionEntryKind::Contended, op, "CPU set {" + ids + "} is in use by another session");
 }
 
+// Note [Unforgeable epochs]
+// A Session is usable when it points at the calling thread's context and carries that
+// context's current epoch. The context is a thread_local at a fixed offset in the
+// thread's TLS block, and glibc hands a finished thread's stack and TLS block to the
+// next thread it creates: a HeldSession or ExecutionScope left behind by a thread that
+// exited while holding it points at the *new* thread's context. With epochs counted per
+// thread from 0, that stale handle carried epoch 1, the new thread's first session had
+// epoch 1 too, and the stale handle ran ops on it and, when destroyed, closed it.
+// So every root entry takes its epoch from one process-wide counter (g_next_epoch; one
+// relaxed increment beside the admission's own atomics), and entries inside an
+// execution scope count on from the scope's epoch in the thread's context. A handle
+// that can outlive its thread (HeldSession, ExecutionScope) carries a root epoch, and
+// every root epoch of an exited thread is smaller than every root epoch issued after
+// its TLS block was reused, so than every epoch the new thread uses (its in-scope ones
+// count up from a root one): a stale handle never matches, acts on nothing (ops throw
+// Poisoned), and its destructor releases nothing. Closing also compares the epoch, not
+// only the context's state.
+std::atomic<std::uint64_t> g_next_epoch{0};
+
 // Admits this thread to `b` and checks out its resources; the context moves to `state`.
 // Every check that can fail runs before anything blocks or changes.
 std::uint64_t enter_root(CpuContext& c, BackendState& b, CpuContext::State state, bool try_only, const char* op) {
@@ -63,7 +83,8 @@ std::uint64_t enter_root(CpuContext& c, BackendState& b, CpuContext::State state
   c.backend = &b;
   c.prev_allocator = set_thread_allocator(&c.resources->pool);
   c.state = state;
-  return ++c.epoch_counter;
+  c.epoch_counter = g_next_epoch.fetch_add(1, std::memory_order_relaxed) + 1;  // Note [Unforgeable epochs]
+  return c.epoch_counter;
 }
 
 // Returns the resources, then releases admission (in that order: the next session
@@ -88,9 +109,8 @@ CpuContext& this_context() noexcept { return tls_context; }
 CpuContext::~CpuContext() {
   if (state != State::idle && backend) {
     BackendState* b = backend;
-    const bool holds_ref = state == State::held || state == State::scope || state == State::scope_scoped;
     leave_root(*this);
-    if (holds_ref) b->release_ref();
+    b->release_ref();  // every root entry holds one (a scoped one: EntryGuard's)
   }
 }
 
@@ -127,6 +147,11 @@ CpuResources* BackendState::borrow(const char* op) const {
 
 ScopedSession::ScopedSession(CpuContext* ctx) noexcept : Session(ctx, 0, DeviceKind::cpu) {}
 
+// A root scoped entry holds a reference on the backend state from before it waits until
+// after it has left, so the CpuBackend may be destroyed by another thread while this
+// one waits for admission or runs inside with_session (the state, CPU set included,
+// lives until the entry has released them). An entry inside a scope needs none: the
+// scope holds one.
 EntryGuard::EntryGuard(BackendState& b, bool try_only) : session_(&tls_context), inside_scope_(false) {
   CpuContext& c = tls_context;
   const char* op = try_only ? "try_with_session" : "with_session";
@@ -135,7 +160,13 @@ EntryGuard::EntryGuard(BackendState& b, bool try_only) : session_(&tls_context),
     c.state = CpuContext::State::scope_scoped;
     session_.epoch_ = c.epoch = ++c.epoch_counter;
   } else {
-    session_.epoch_ = c.epoch = enter_root(c, b, CpuContext::State::scoped, try_only, op);
+    b.retain();
+    try {
+      session_.epoch_ = c.epoch = enter_root(c, b, CpuContext::State::scoped, try_only, op);
+    } catch (...) {
+      b.release_ref();
+      throw;
+    }
   }
   c.active = &session_;
 }
@@ -147,7 +178,9 @@ EntryGuard::~EntryGuard() {
     c.epoch = 0;
     c.active = nullptr;
   } else {
+    BackendState* b = c.backend;
     leave_root(c);
+    b->release_ref();
   }
 }
 
@@ -212,8 +245,11 @@ void HeldSession::close() {
   if (ctx_ != &detail::tls_context)
     throw SessionEntryError(SessionEntryKind::IncompatibleContext, "close", "held session closed from a thread other than the one that opened it");
   detail::CpuContext& c = detail::cpu_context(*this);
+  const std::uint64_t e = epoch_;
   epoch_ = 0;
-  if (c.state != detail::CpuContext::State::held) return;  // already released (thread exit)
+  // Already released (its thread exited), or a stale handle of an exited thread whose
+  // context this thread reuses: not this thread's session (Note [Unforgeable epochs]).
+  if (c.state != detail::CpuContext::State::held || c.epoch != e) return;
   detail::BackendState* b = c.backend;
   detail::leave_root(c);
   b->release_ref();
@@ -245,8 +281,10 @@ void ExecutionScope::close() {
   detail::CpuContext& c = *ctx_;
   if (c.state == detail::CpuContext::State::scope_scoped)
     throw SessionEntryError(SessionEntryKind::Reentered, "close", "execution scope closed from inside one of its sessions");
+  const std::uint64_t e = epoch_;
   epoch_ = 0;
-  if (c.state != detail::CpuContext::State::scope || c.scope_epoch == 0) return;
+  // As HeldSession::close: only this thread's own scope (Note [Unforgeable epochs]).
+  if (c.state != detail::CpuContext::State::scope || c.scope_epoch != e) return;
   detail::BackendState* b = c.backend;
   detail::leave_root(c);
   b->release_ref();

@@ -122,38 +122,13 @@ template <class T, class LA, class LB> T vdot_kernel(const Session& s, const Loo
 
 // ------------------------------------------------------------------ axpby
 
-/// "2.5", "-3", "(1+2j)" for messages (shortest round-trip form; Scalar::to_string
-/// pads floats to six decimals).
-std::string scalar_text(const Scalar& v) {
-  const auto num = [](double d) {
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, d);
-    return std::string(buf, r.ptr);
-  };
-  switch (v.kind()) {
-    case Scalar::Kind::boolean: return v.to<bool>() ? "true" : "false";
-    case Scalar::Kind::integer: return std::to_string(v.to<std::int64_t>());
-    case Scalar::Kind::floating: return num(v.to<double>());
-    case Scalar::Kind::complex: {
-      const c128 z = v.to<c128>();
-      std::string t = "(";
-      t += num(z.real());
-      if (!(z.imag() < 0)) t += "+";
-      t += num(z.imag());
-      t += "j)";
-      return t;
-    }
-  }
-  return "?";
-}
-
 /// alpha or beta as y's element type. Refused (ArgumentError): a complex scalar for a
 /// real y (kind would be lost, as for x's dtype), and for an integer y a float that is
 /// not an integer in range or an integer out of range (no silent truncation).
 template <class T> T scalar_as(const Scalar& v, const char* name, DType yd) {
   using K = Scalar::Kind;
   const auto fail = [&](const char* why) {
-    throw ArgumentError("axpby", std::string(name) + " = " + scalar_text(v) + why + std::string(dtype_name(yd)));
+    throw ArgumentError("axpby", std::string(name) + " = " + v.to_string() + why + std::string(dtype_name(yd)));
   };
   if constexpr (!is_complex_v<T>)
     if (v.kind() == K::complex) fail(" is complex but y has the real dtype ");

@@ -12,6 +12,7 @@ namespace {
 // an element that does not convert exactly and throws before writing.
 void convert_impl(Session& s, std::string_view op, const Tensor& x, const Tensor* out, DType to, bool checked, Tensor& result,
                   bool broadcast_ok = false) {
+  require_valid_dtype(to, op);  // Note [Enums at the API boundary]
   EwArgs<1> args;
   args.op = op;
   const Operand in(x);

@@ -1,6 +1,7 @@
 // dot_general execution: the small path (plain loops over any strides, no allocation),
 // BLAS gemm/gemv with packing where the layout needs it, batching, matmul, grouped GEMM.
 #include <algorithm>
+#include <memory>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -195,11 +196,61 @@ bool blas_input(Mat a, blas::Op& op, int& ld) {
   return false;
 }
 
+// Note [Long contractions]
+// BLAS accumulates a product over K in the element precision (OpenBLAS sdot/sgemv/sgemm
+// keep f32 partial sums), so the relative error of an f32 contraction grows with K: 1e-5
+// for K = 1e7 of uniform [0, 1) values, 1e-3 for a [3, 1.25e6] x [1.25e6, 2] gemm, up to
+// 2e-2 for constant inputs; NumPy calls the same BLAS. A product with K > kLongK is
+// therefore split along K into blocks of at most kKBlock, each one BLAS call into a
+// compact M x N scratch, and the block results are combined pairwise (halves split at a
+// multiple of kKBlock, as lane_fold_range), so the error is that of a kKBlock-long BLAS
+// product plus O(log(K / kKBlock)) roundings. The scratch is one M x N matrix per
+// halving level (heap; this is a long product, the allocation does not show). Products
+// with K <= kLongK make the one BLAS call as before.
+inline constexpr std::int64_t kLongK = std::int64_t{1} << 15;
+inline constexpr std::int64_t kKBlock = std::int64_t{1} << 12;
+
+template <class T>
+void blas_product(bool swap, Mat a, const T* A, Mat b, const T* B, Mat c, T* C, T alpha, T beta);
+
+// D (compact M x N) = op(A[:, k0:k1]) op(B[k0:k1, :]), pairwise over kKBlock blocks;
+// `scratch` holds one M x N matrix per halving level below this one.
+template <class T>
+void blas_product_k_blocked(Mat a, const T* A, Mat b, const T* B, std::int64_t k0, std::int64_t k1, T* D, T* scratch) {
+  const std::int64_t mn = a.rows * b.cols;
+  if (k1 - k0 <= kKBlock) {
+    Mat as = a, bs = b;
+    as.cols = bs.rows = k1 - k0;
+    blas_product<T>(false, as, A + k0 * a.cs, bs, B + k0 * b.rs, Mat{a.rows, b.cols, 1, std::max<std::int64_t>(a.rows, 1), false}, D,
+                    T(1), T(0));
+    return;
+  }
+  const std::int64_t m = k0 + std::max(kKBlock, (k1 - k0) / 2 / kKBlock * kKBlock);
+  blas_product_k_blocked<T>(a, A, b, B, k0, m, D, scratch);
+  blas_product_k_blocked<T>(a, A, b, B, m, k1, scratch, scratch + mn);
+  for (std::int64_t i = 0; i < mn; ++i) D[i] += scratch[i];
+}
+
 // One product C = alpha op(A) op(B) + beta C through BLAS. With `swap` it computes
 // Cᵀ = op(B)ᵀ op(A)ᵀ instead (the plan picks the orientation BLAS can write); a
-// one-column result goes to gemv.
+// one-column result goes to gemv. K > kLongK is blocked (Note [Long contractions]).
 template <class T>
 void blas_product(bool swap, Mat a, const T* A, Mat b, const T* B, Mat c, T* C, T alpha, T beta) {
+  if (a.cols > kLongK) {
+    const std::int64_t mn = a.rows * b.cols;
+    int levels = 0;
+    for (std::int64_t n = a.cols; n > kKBlock; ++levels) n -= std::max(kKBlock, n / 2 / kKBlock * kKBlock);
+    std::unique_ptr<T[]> buf(new T[static_cast<std::size_t>(mn * (levels + 1))]);
+    blas_product_k_blocked<T>(a, A, b, B, 0, a.cols, buf.get(), buf.get() + mn);
+    const bool beta_zero = beta == T(0);  // beta = 0 never reads C (BLAS semantics)
+    for (std::int64_t n = 0; n < c.cols; ++n)
+      for (std::int64_t m = 0; m < c.rows; ++m) {
+        T& dst = C[m * c.rs + n * c.cs];
+        const T v = alpha * buf[static_cast<std::size_t>(m + n * c.rows)];
+        dst = beta_zero ? v : v + beta * dst;
+      }
+    return;
+  }
   if (swap) {
     const Mat na{b.cols, b.rows, b.cs, b.rs, b.conj}, nb{a.cols, a.rows, a.cs, a.rs, a.conj};
     std::swap(A, B);

@@ -182,6 +182,7 @@ const char* compare_name(CompareOp c) {
 }
 
 void compare_impl(Session& s, const Operand& a, const Operand& b, CompareOp c, const Tensor* out, Tensor& result) {
+  require_enum(c, CompareOp::ge, "compare", "CompareOp");  // before compare_name indexes its table
   EwArgs<2> args;
   args.op = compare_name(c);
   const Operand* ins[2] = {&a, &b};

@@ -75,6 +75,13 @@ struct Pow {
         base *= base;
       }
       return static_cast<T>(r);
+    } else if constexpr (is_complex_v<T>) {
+      // NumPy's complex power (npy_cpow): z^0 = 1 for every z, NaN and infinities
+      // included, and 0^b = 0 for Re b > 0. std::pow computes exp(b · log z), which is
+      // NaN for both (log 0 = -inf, 0 · inf = NaN); real std::pow already gives 1.
+      if (b.real() == 0 && b.imag() == 0) return T(1);
+      if (a.real() == 0 && a.imag() == 0 && b.real() > 0) return T(0);
+      return std::pow(a, b);
     } else {
       return std::pow(a, b);
     }
@@ -178,12 +185,17 @@ struct Rsqrt {
   template <class T> T operator()(T a) const noexcept { return T(1) / std::sqrt(a); }
 };
 /// expm1(x+iy) = expm1(x)cos(y) - 2 sin²(y/2) + i e^x sin(y): accurate near 0.
+/// A zero imaginary part stays that zero (e^x · 0 would be NaN for x = inf or NaN, and
+/// std::exp(inf + 0i) is inf + 0i); infinite or NaN parts take exp(z) - 1, whose
+/// special values are C99 Annex G's (expm1(-inf + i·inf) = -1 + 0i, not NaN).
 struct Expm1 {
   template <class T> T operator()(T a) const noexcept {
     if constexpr (is_complex_v<T>) {
       using R = typename T::value_type;
-      const R x = a.real(), y = a.imag(), s = std::sin(y / 2);
-      return T(std::expm1(x) * std::cos(y) - 2 * s * s, std::exp(x) * std::sin(y));
+      const R x = a.real(), y = a.imag();
+      if (!std::isfinite(x) || !std::isfinite(y)) return y == 0 ? T(std::expm1(x), y) : std::exp(a) - T(1);
+      const R s = std::sin(y / 2);
+      return T(std::expm1(x) * std::cos(y) - 2 * s * s, y == 0 ? y : std::exp(x) * std::sin(y));
     } else {
       return std::expm1(a);
     }
@@ -196,7 +208,9 @@ struct Log1p {
       using R = typename T::value_type;
       const R x = a.real(), y = a.imag();
       if (std::abs(x) < R(0.5) && std::abs(y) < R(0.5)) return T(std::log1p(x * (2 + x) + y * y) / 2, std::atan2(y, 1 + x));
-      return std::log(T(1) + a);
+      // Not T(1) + a: (1 + 0i) + (x - 0i) has imaginary part 0 + -0 = +0, which moves a
+      // point below the cut x < -1 onto its upper side (log1p(-4 - 0i) gave +pi, not -pi).
+      return std::log(T(1 + x, y));
     } else {
       return std::log1p(a);
     }

@@ -416,6 +416,7 @@ void scatter_impl(Session& s, const Tensor& operand, const Tensor& indices, cons
                   ScatterCombiner combiner, const Tensor* out, Tensor& result) {
   constexpr std::string_view op = "scatter";
   s.check(op);
+  require_enum(combiner, ScatterCombiner::max, op, "ScatterCombiner");  // Note [Enums at the API boundary]
   require_cpu_tensor(operand, op, "operand");
   require_index_tensor(indices, op, "scatter_indices");
   require_cpu_tensor(updates, op, "updates");

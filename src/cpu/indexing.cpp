@@ -122,7 +122,7 @@ SliceGeometry slice_geometry(const Tensor& x, const Dims& starts, const Dims& li
                                " out of range for axis " + num(d) + " of extent " + num(n) + " (need 0 <= start <= limit <= extent)");
     // ceil((limit - start) / step) without overflow: limit - start >= 0.
     g.shape[d] = limits[d] == starts[d] ? 0 : (limits[d] - starts[d] - 1) / step + 1;
-    g.strides[d] = checked_mul(x.stride(d), step, op);
+    g.strides[d] = sliced_stride(x.stride(d), step, g.shape[d], static_cast<std::int64_t>(dtype_size(x.dtype())), op);
     if (g.shape[d] > 0) g.offset = checked_add(g.offset, checked_mul(starts[d], x.stride(d), op), op);
   }
   // An empty slice keeps x's first element as its base (no element is ever read).

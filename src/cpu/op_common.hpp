@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/enum_check.hpp"
 #include "core/layout.hpp"
 #include "tenferro/cpu_backend.hpp"
 #include "tenferro/ops.hpp"

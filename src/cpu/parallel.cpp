@@ -4,6 +4,7 @@
 
 #include <mutex>
 #include <new>
+#include <optional>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
@@ -32,12 +33,51 @@ class PinningObserver final : public tbb::task_scheduler_observer {
 };
 
 std::mutex g_workers_mutex;  // creation only (first parallel op of a backend)
+
+// Note [TSan and the worker pool]
+// Debian's oneTBB is not instrumented, so ThreadSanitizer does not see the
+// happens-before edges of its fork and join: a kernel's reads on a worker and the
+// caller's later writes (a block going back to the pool, the next op) are reported as
+// races. Under TSan the fork and the join are annotated here, the one place tenferro
+// forks: the caller releases before the arena runs and acquires after it returns, each
+// chunk acquires at its start and releases at its end. This adds exactly TBB's own
+// edges and no others, so races between chunks (two workers writing one element) are
+// still reported; no suppression is needed for them.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TENFERRO_TSAN_ANNOTATE 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define TENFERRO_TSAN_ANNOTATE 1
+#endif
+#ifdef TENFERRO_TSAN_ANNOTATE
+}  // namespace
+}  // namespace tenferro::detail
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+namespace tenferro::detail {
+namespace {
+inline void fork_release(void* a) noexcept { __tsan_release(a); }
+inline void fork_acquire(void* a) noexcept { __tsan_acquire(a); }
+#else
+inline void fork_release(void*) noexcept {}
+inline void fork_acquire(void*) noexcept {}
+#endif
 }  // namespace
 
+// The arena is initialised before the observer is registered: initialize() allocates
+// (and may throw std::bad_alloc), and an observer observing an arena that is still
+// being set up crashed inside oneTBB's observe() while the exception unwound, instead
+// of reaching workers_of's SessionEntryError(Executor). Members are destroyed in
+// reverse order, so the observer stops observing before the arena goes.
 struct Workers {
-  Workers(const BackendState& b) : arena(b.num_threads), observer(arena, b.cpus) {}
+  explicit Workers(const BackendState& b) : arena(b.num_threads) {
+    arena.initialize();
+    observer.emplace(arena, b.cpus);
+  }
   tbb::task_arena arena;
-  PinningObserver observer;
+  std::optional<PinningObserver> observer;
 };
 
 void destroy_workers(BackendState& b) noexcept { delete b.workers.exchange(nullptr); }
@@ -78,12 +118,17 @@ void parallel_chunks(const Session& s, std::int64_t n, int threads, const std::f
   const std::int64_t chunk = (n + threads - 1) / threads;
   // The worker threads run kernels only: they never allocate tensor storage through
   // the session's pool (the allocator hook is per thread and absent there).
+  char fork_edge = 0, join_edge = 0;  // addresses for Note [TSan and the worker pool]
+  fork_release(&fork_edge);
   w.arena.execute([&] {
     tbb::parallel_for(0, threads, 1, [&](int k) {
+      fork_acquire(&fork_edge);
       const std::int64_t b = k * chunk, e = std::min(n, b + chunk);
       if (b < e) f(b, e);
+      fork_release(&join_edge);
     });
   });
+  fork_acquire(&join_edge);
 }
 
 }  // namespace tenferro::detail

@@ -234,6 +234,7 @@ Tensor reverse_view(const Tensor& x, std::span<const std::int64_t> axes) {
 Tensor iota(Session& s, std::span<const std::int64_t> shape, DType dtype, std::int64_t dimension) {
   constexpr std::string_view op = "iota";
   s.check(op);
+  require_valid_dtype(dtype, op);  // Note [Enums at the API boundary]
   const int d = iota_dimension(shape, dtype, dimension, op);
   Tensor r = new_output(shape, dtype, op);
   iota_run(s, d, r);

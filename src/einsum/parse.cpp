@@ -34,6 +34,13 @@ std::int64_t decode_utf8(std::string_view s, std::size_t& i) {
     if ((c & 0xC0) != 0x80) bad(s, i, "invalid UTF-8 sequence");
     cp = (cp << 6) | (c & 0x3F);
   }
+  // Well-formed UTF-8 (RFC 3629, section 3): the shortest encoding only (an overlong
+  // "\xc0\xaf" spells '/' and would let a label pose as another character), no UTF-16
+  // surrogate halves (U+D800..U+DFFF), nothing above U+10FFFF.
+  constexpr std::int64_t kMinForLength[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMinForLength[len]) bad(s, i, "invalid UTF-8 sequence (overlong encoding)");
+  if (cp >= 0xD800 && cp <= 0xDFFF) bad(s, i, "invalid UTF-8 sequence (UTF-16 surrogate)");
+  if (cp > 0x10FFFF) bad(s, i, "invalid UTF-8 sequence (beyond U+10FFFF)");
   i += static_cast<std::size_t>(len);
   return cp;
 }

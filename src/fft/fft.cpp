@@ -69,6 +69,13 @@ void check_input(std::string_view op, const Tensor& x, FftKind kind) {
   }
 }
 
+// Note [Enums at the API boundary] (core/enum_check.hpp): an unknown FftNorm would
+// silently apply a scale, an unknown FftPlanner silently estimate.
+void check_options(std::string_view op, FftNorm norm, FftPlanner planner) {
+  require_enum(norm, FftNorm::forward, op, "FftNorm");
+  require_enum(planner, FftPlanner::measure, op, "FftPlanner");
+}
+
 // Output shape, dtype and the per-axis input extents, from the resolved axes/lengths.
 void finish_request(std::string_view op, const Tensor& x, FftRequest& r) {
   r.rank = x.rank();
@@ -104,6 +111,7 @@ std::int64_t resolve_length(std::string_view op, const Tensor& x, int axis, bool
 
 void resolve_1d(std::string_view op, const Tensor& x, const FftOptions& o, FftKind kind, FftRequest& r) {
   check_input(op, x, kind);
+  check_options(op, o.norm, o.planner);
   r.kind = kind;
   r.norm = o.norm;
   r.measure = o.planner == FftPlanner::measure;
@@ -115,6 +123,7 @@ void resolve_1d(std::string_view op, const Tensor& x, const FftOptions& o, FftKi
 
 void resolve_nd(std::string_view op, const Tensor& x, const FftnOptions& o, FftKind kind, FftRequest& r) {
   check_input(op, x, kind);
+  check_options(op, o.norm, o.planner);
   r.kind = kind;
   r.norm = o.norm;
   r.measure = o.planner == FftPlanner::measure;

@@ -119,7 +119,7 @@ void check_square_finite(Session& s, const Tensor& a, std::string_view op) {
 }
 
 void check_triangle(Triangle t, std::string_view op) {
-  if (t != Triangle::lower && t != Triangle::upper) throw ArgumentError(op, "unknown Triangle");
+  require_enum(t, Triangle::upper, op, "Triangle");
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ detail::linalg::Rhs check_lstsq(Session& s, const Tensor& a, const Tensor& b, Ls
   constexpr std::string_view op = "lstsq";
   s.check(op);
   detail::linalg::check_matrix(a, op);
-  if (driver != LstsqDriver::qr && driver != LstsqDriver::svd) throw ArgumentError(op, "unknown LstsqDriver");
+  detail::require_enum(driver, LstsqDriver::svd, op, "LstsqDriver");
   if (std::isnan(rcond)) throw ArgumentError(op, "rcond must not be NaN");
   auto rhs = detail::linalg::check_rhs(a, b, op, a.extent(0), false);
   detail::linalg::require_finite(s, a, op);

@@ -148,13 +148,13 @@ void check_matrix_norm(Session& s, const Tensor& a, MatrixNorm kind) {
   constexpr std::string_view op = "matrix_norm";
   s.check(op);
   detail::linalg::check_matrix(a, op);
+  detail::require_enum(kind, MatrixNorm::inf, op, "MatrixNorm");
   switch (kind) {
     case MatrixNorm::frobenius:
     case MatrixNorm::one:
     case MatrixNorm::inf: break;
     case MatrixNorm::nuclear:
     case MatrixNorm::spectral: detail::linalg::require_finite(s, a, op); break;
-    default: throw ArgumentError(op, "unknown MatrixNorm");
   }
 }
 

@@ -114,7 +114,7 @@ namespace {
 void check_qr(Session& s, const Tensor& a, QrMode mode) {
   s.check("qr");
   detail::linalg::check_matrix(a, "qr");
-  if (mode != QrMode::reduced && mode != QrMode::complete) throw ArgumentError("qr", "unknown QrMode");
+  detail::require_enum(mode, QrMode::complete, "qr", "QrMode");
 }
 
 QrResult run_qr(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal) {

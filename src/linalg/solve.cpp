@@ -189,9 +189,9 @@ namespace {
 detail::linalg::Rhs check_trsm(Session& s, const Tensor& a, const Tensor& b, const TriangularSolveOptions& o) {
   constexpr std::string_view op = "triangular_solve";
   detail::linalg::check_square(s, a, op);
-  if (o.side != Side::left && o.side != Side::right) throw ArgumentError(op, "unknown Side");
-  if (o.tri != Triangle::lower && o.tri != Triangle::upper) throw ArgumentError(op, "unknown Triangle");
-  if (o.op != MatOp::none && o.op != MatOp::transpose && o.op != MatOp::adjoint) throw ArgumentError(op, "unknown MatOp");
+  detail::require_enum(o.side, Side::right, op, "Side");
+  detail::require_enum(o.tri, Triangle::upper, op, "Triangle");
+  detail::require_enum(o.op, MatOp::adjoint, op, "MatOp");
   return detail::linalg::check_rhs(a, b, op, a.extent(0), o.side == Side::right);
 }
 }  // namespace
@@ -215,7 +215,7 @@ void triangular_solve_into(Session& s, const Tensor& a, const Tensor& b, const T
 Tensor cholesky(Session& s, const Tensor& a, Triangle tri) {
   constexpr std::string_view op = "cholesky";
   detail::linalg::check_square(s, a, op);
-  if (tri != Triangle::lower && tri != Triangle::upper) throw ArgumentError(op, "unknown Triangle");
+  detail::require_enum(tri, Triangle::upper, op, "Triangle");
   return visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
     return detail::linalg::cholesky_typed<typename decltype(tag)::type>(s, a, tri);
   });
@@ -224,7 +224,7 @@ Tensor cholesky(Session& s, const Tensor& a, Triangle tri) {
 void cholesky_into(Session& s, const Tensor& a, const Tensor& out, Triangle tri) {
   constexpr std::string_view op = "cholesky";
   detail::linalg::check_square(s, a, op);
-  if (tri != Triangle::lower && tri != Triangle::upper) throw ArgumentError(op, "unknown Triangle");
+  detail::require_enum(tri, Triangle::upper, op, "Triangle");
   detail::linalg::require_into(out, op, a.dtype(), a.shape().span());
   const Tensor l = visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
     return detail::linalg::cholesky_typed<typename decltype(tag)::type>(s, a, tri);

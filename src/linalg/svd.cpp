@@ -85,7 +85,7 @@ namespace {
 void check_svd(Session& s, const Tensor& a, SvdMode mode, std::string_view op) {
   s.check(op);
   detail::linalg::check_matrix(a, op);
-  if (mode != SvdMode::thin && mode != SvdMode::full && mode != SvdMode::values) throw ArgumentError(op, "unknown SvdMode");
+  detail::require_enum(mode, SvdMode::values, op, "SvdMode");
   detail::linalg::require_finite(s, a, op);
 }
 

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/convert.hpp"
+#include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 #include "tenferro/tenferro.hpp"
 
@@ -422,6 +423,38 @@ TEST(ScalarTest, ComplexToStringWithNegativeImaginaryPart) {
   const std::string s = Scalar(c128(1, -2)).to_string();
   EXPECT_EQ(s.find("+-"), std::string::npos) << s;
   EXPECT_NE(s.find('-'), std::string::npos) << s;
+}
+
+// Error messages show values in the shortest form that reads back exactly (std::to_chars;
+// "%f" printed 1e-50 as "0.000000" and 0.1 + 0.2 as "0.300000").
+TEST(ScalarTest, ToStringIsShortestRoundTrip) {
+  EXPECT_EQ(Scalar(1e-50).to_string(), "1e-50");
+  EXPECT_EQ(Scalar(0.1).to_string(), "0.1");
+  EXPECT_EQ(Scalar(0.1 + 0.2).to_string(), "0.30000000000000004");
+  EXPECT_EQ(Scalar(2.0).to_string(), "2.0");
+  EXPECT_EQ(Scalar(-0.0).to_string(), "-0.0");
+  EXPECT_EQ(Scalar(1e300).to_string(), "1e+300");
+  EXPECT_EQ(Scalar(std::numeric_limits<double>::infinity()).to_string(), "inf");
+  EXPECT_EQ(Scalar(-std::numeric_limits<double>::infinity()).to_string(), "-inf");
+  EXPECT_EQ(Scalar(std::numeric_limits<double>::quiet_NaN()).to_string(), "nan");
+  EXPECT_EQ(Scalar(c128(1e-50, -0.5)).to_string(), "(1e-50-0.5j)");
+  EXPECT_EQ(Scalar(c128(2, 3)).to_string(), "(2.0+3.0j)");
+  for (double v : {1e-50, 0.1, 1.0 / 3.0, 6.02214076e23, 5e-324}) EXPECT_EQ(std::strtod(Scalar(v).to_string().c_str(), nullptr), v) << v;
+}
+
+TEST(ScalarTest, ErrorMessagesShowSmallValues) {
+  Generator gen(1);
+  const std::string msg = testing::expect_error<ArgumentError>(
+      [&] { (void)Tensor::uniform(gen, {2}, DType::f64, 1e-50, 1e-60); }, "uniform");
+  EXPECT_NE(msg.find("low=1e-50 high=1e-60"), std::string::npos) << msg;
+  const std::string msg2 = testing::expect_error<ArgumentError>(
+      [&] { (void)Tensor::normal(gen, {2}, DType::f64, 0.0, -1e-50); }, "normal");
+  EXPECT_NE(msg2.find("stddev=-1e-50"), std::string::npos) << msg2;
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  const std::string msg3 = testing::expect_error<ArgumentError>(
+      [&] { (void)convert(s, Tensor::from_data<double>({2}, {1.0, 1e-50}), DType::i32); }, "convert");
+  EXPECT_NE(msg3.find("= 1e-50 does not convert"), std::string::npos) << msg3;
 }
 
 // ------------------------------------------------------------------ cast_value

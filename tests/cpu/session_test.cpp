@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "cpu/admission.hpp"
+#include "cpu/context.hpp"
 #include "tenferro/tenferro.hpp"
 
 using namespace tenferro;
@@ -153,6 +155,110 @@ TEST(Session, BackendMayDieBeforeItsHeldSession) {
   auto x = Tensor::ones({2}, DType::f64);
   EXPECT_EQ(add(s, x, x).item<double>({0}), 2.0);
   s.close();
+}
+
+// Note [Unforgeable epochs]: a handle left behind by a thread that exited while holding
+// it points at the context of the next thread that reuses its TLS block. It must act on
+// nothing there: ops throw Poisoned, and destroying or closing it leaves the new
+// thread's own session (and its admission) alone. glibc reuses a joined thread's stack
+// and TLS for the next thread almost always; the test retries until it sees the reuse.
+template <class Handle, class Open> void check_stale_handle_after_thread_reuse(Open open) {
+  CpuBackend b;
+  const auto x = Tensor::ones({2}, DType::f64);
+  bool reused = false;
+  for (int attempt = 0; attempt < 50 && !reused; ++attempt) {
+    std::optional<Handle> stale;
+    std::thread t1([&] {
+      // Moved into storage that outlives the thread: it exits with the handle open.
+      stale.emplace(open(b));
+    });
+    t1.join();
+    EXPECT_EQ(b.try_with_session([](Session&) { return 1; }), 1);  // released at thread exit
+    std::thread t2([&] {
+      HeldSession own = b.open_session();
+      if (&stale->context() != &own.context()) {
+        // Another TLS block: not the scenario; the stale handle is foreign here.
+        return;
+      }
+      reused = true;
+      // Before: the stale handle carried this thread's first epoch and ran ops on `own`.
+      EXPECT_EQ(entry_error_kind([&] { (void)add(*stale, x, x); }), SessionEntryKind::Poisoned);
+      // Before: destroying it closed `own`, and another thread could then enter.
+      stale.reset();
+      EXPECT_NO_THROW(own.check("after the stale handle died"));
+      EXPECT_EQ(add(own, x, x).item<double>({0}), 2.0);
+      std::thread t3([&] { EXPECT_EQ(entry_error_kind([&] { b.try_with_session([](Session&) {}); }), SessionEntryKind::Contended); });
+      t3.join();
+      own.close();
+    });
+    t2.join();
+    if (stale) std::thread([&] { stale.reset(); }).join();  // foreign everywhere: releases nothing
+  }
+  if (!reused) GTEST_SKIP() << "no thread reused an exited thread's TLS block in 50 attempts";
+}
+
+TEST(Session, StaleHeldSessionOfAnExitedThreadCannotActOnItsSuccessor) {
+  check_stale_handle_after_thread_reuse<HeldSession>([](CpuBackend& b) { return b.open_session(); });
+}
+
+TEST(Session, StaleExecutionScopeOfAnExitedThreadCannotCloseItsSuccessorsScope) {
+  CpuBackend b;
+  bool reused = false;
+  for (int attempt = 0; attempt < 50 && !reused; ++attempt) {
+    std::optional<ExecutionScope> stale;
+    const detail::CpuContext* ctx1 = nullptr;
+    std::thread t1([&] {
+      ctx1 = &detail::this_context();
+      stale.emplace(b.enter_scope());
+    });
+    t1.join();
+    std::thread t2([&] {
+      if (&detail::this_context() != ctx1) return;
+      reused = true;
+      ExecutionScope own = b.enter_scope();
+      stale.reset();  // before: closed `own`, releasing the CPUs under this thread
+      EXPECT_TRUE(own.is_open());
+      EXPECT_EQ(b.with_session([](Session& s) { return s.num_threads() > 0; }), true);
+      std::thread t3([&] { EXPECT_EQ(entry_error_kind([&] { b.try_with_session([](Session&) {}); }), SessionEntryKind::Contended); });
+      t3.join();
+      own.close();
+    });
+    t2.join();
+    if (stale) std::thread([&] { stale.reset(); }).join();
+  }
+  if (!reused) GTEST_SKIP() << "no thread reused an exited thread's TLS block in 50 attempts";
+}
+
+// The scoped entry holds a reference on the backend state: destroying the CpuBackend
+// while another thread is inside with_session, or waiting to enter it, is allowed (as it
+// is with a held session open) and was a use-after-free.
+TEST(Session, BackendMayDieWhileAnotherThreadIsInsideOrWaiting) {
+  for (int round = 0; round < 20; ++round) {
+    auto b = std::make_unique<CpuBackend>();
+    CpuBackend* raw = b.get();
+    std::atomic<bool> inside{false}, go{false};
+    std::atomic<int> done{0};
+    std::thread runner([&] {
+      raw->with_session([&](Session& s) {
+        inside = true;
+        while (!go) std::this_thread::sleep_for(100us);
+        const auto x = Tensor::ones({4}, DType::f64);
+        EXPECT_EQ(add(s, x, x).item<double>({0}), 2.0);
+      });
+      ++done;
+    });
+    ASSERT_TRUE(wait_until([&] { return inside.load(); }));
+    std::thread waiter([&] {
+      raw->with_session([&](Session& s) { EXPECT_GT(s.num_threads(), 0); });
+      ++done;
+    });
+    ASSERT_TRUE(wait_until([&] { return queued_on(*raw) > 1; }));  // the runner holds, the waiter waits
+    b.reset();  // the backend object goes while one thread is inside and one waits
+    go = true;
+    runner.join();
+    waiter.join();
+    EXPECT_EQ(done.load(), 2);
+  }
 }
 
 TEST(Session, NestedEntryOfAnyKindIsReentered) {

@@ -50,6 +50,38 @@ TEST_F(EinsumErrors, BadCharactersAndSyntax) {
   into_fails_untouched("ij,j#->ij", {a, b});
 }
 
+// UTF-8 labels must be well formed (RFC 3629): the shortest encoding, no UTF-16
+// surrogate halves, nothing above U+10FFFF, in operands and in the output.
+TEST_F(EinsumErrors, MalformedUtf8Labels) {
+  const char* bad[] = {
+      "\xc0\xaf",          // overlong '/' (2 bytes)
+      "\xc1\xbf",          // overlong U+007F
+      "\xe0\x80\xaf",      // overlong '/' (3 bytes)
+      "\xe0\x9f\xbf",      // overlong U+07FF
+      "\xf0\x80\x80\xaf",  // overlong '/' (4 bytes)
+      "\xf0\x8f\xbf\xbf",  // overlong U+FFFF
+      "\xed\xa0\x80",      // U+D800, a high surrogate
+      "\xed\xbf\xbf",      // U+DFFF, a low surrogate
+      "\xf4\x90\x80\x80",  // U+110000
+      "\xf7\xbf\xbf\xbf",  // U+1FFFFF
+  };
+  for (const char* label : bad) {
+    SCOPED_TRACE(::testing::PrintToString(std::string(label)));
+    const std::string l(label);
+    expect_error<ArgumentError>([&] { einsum(s, "i" + l + ",jk->ik", {a, b}); }, {"invalid UTF-8", "position 1"});
+    expect_error<ArgumentError>([&] { einsum(s, "ij,jk->i" + l, {a, b}); }, {"invalid UTF-8"});
+    into_fails_untouched("ij,j" + l + "->ik", {a, b});
+  }
+  // The boundary code points around each rule are labels.
+  for (const char* label : {"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",
+                            "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf"}) {
+    SCOPED_TRACE(::testing::PrintToString(std::string(label)));
+    const std::string l(label);
+    const Tensor c = einsum(s, "i" + l + "," + l + "k->ik", {a, b});
+    EXPECT_EQ(c.shape(), Shape({2, 4}));
+  }
+}
+
 TEST_F(EinsumErrors, OperandCountAndRank) {
   expect_error<ArgumentError>([&] { einsum(s, "ij,jk,kl->il", {a, b}); }, {"3 operands", "got 2"});
   expect_error<ArgumentError>([&] { einsum(s, "ij->ij", {a, b}); }, {"1 operand,", "got 2"});

@@ -6,6 +6,8 @@
 // throws its exact error type with the output untouched; the session is checked first.
 #include <gmock/gmock.h>
 
+#include <limits>
+
 #include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
@@ -154,6 +156,32 @@ TEST_F(Slice, BadArgumentsThrowAndLeaveOutputUntouched) {
   expect_error<RankError>([&] { (void)slice_view(x, {0}, {4}); }, "slice_view");
   expect_error<ArgumentError>([&] { (void)slice_view(x, {0, 0}, {4, 3}, {0, 1}); }, "slice_view");
   expect_error<ArgumentError>([&] { (void)slice_view(Tensor(), {}, {}); }, "slice_view");
+}
+
+// A step larger than the axis takes one element; the step never reaches a stride
+// (INT64_MAX * element size overflowed the byte stride, undefined behaviour), and the
+// result views stay steppable in bytes.
+TEST_F(Slice, HugeStepsTakeOneElement) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  const Tensor x = Tensor::arange(12, DType::f64).reshape_view({4, 3});
+  const Tensor y = slice(s, x, {1, 0}, {4, 3}, {kMax, kMax});
+  expect_values(y, {1, 1}, [&](const Dims&) { return value_at(x, {1, 0}); });
+  const Tensor out = Tensor::zeros({1, 1}, DType::f64);
+  slice_into(s, x, {2, 1}, {4, 3}, {kMax, kMax}, out);
+  EXPECT_EQ(out.item<double>({0, 0}), 6.0);  // x[2, 1] = 2 + 4 * 1 (column-major)
+  const Tensor v = slice_view(x, {3, 2}, {4, 3}, {kMax, kMax});
+  EXPECT_EQ(v.item<double>({0, 0}), 11.0);
+  for (int d = 0; d < 2; ++d) EXPECT_LE(std::abs(v.stride(d)), kMax / 8) << "axis " << d;
+  for (std::int64_t step : {kMax, std::numeric_limits<std::int64_t>::min(), kMax - 1}) {
+    SCOPED_TRACE(step);
+    const Tensor w = x.slice_view(0, step > 0 ? 1 : 2, Tensor::kSliceEnd, step);
+    ASSERT_EQ(w.shape(), Shape({1, 3}));
+    EXPECT_LE(std::abs(w.stride(0)), kMax / 8);
+    expect_values(to_contiguous(s, w), {1, 3}, [&](const Dims& i) { return value_at(x, {step > 0 ? 1 : 2, i[1]}); });
+  }
+  // A stride a user passes for an axis of extent 1 must fit in bytes as well.
+  const std::int64_t shape1[] = {1}, huge[] = {kMax};
+  expect_error<IndexError>([&] { (void)x.as_strided_view(shape1, huge, 0); }, "as_strided_view");
 }
 
 // ---------------------------------------------------------------- dynamic_slice

@@ -554,6 +554,10 @@ TEST(ReduceParallel, ResultsDoNotDependOnThreadCount) {
       {"argmax v", [&](Session& s) { return argmax(s, v); }},
       {"argmin v^T", [&](Session& s) { return argmin(s, m.transpose_view()); }},
       {"sum m rows", [&](Session& s) { return sum(s, m, {1}); }},
+      // Note [Pairwise vector accumulation]: 8 outputs, tiles of one output row split
+      // over threads by kept position; a wide inner axis split in 64 KiB tiles.
+      {"sum vf as [8, 375000] rows", [&](Session& s) { return sum(s, vf.reshape_view({8, 375000}), {1}); }},
+      {"sum_squares vf as [30000, 100] rows", [&](Session& s) { return sum_squares(s, vf.reshape_view({30000, 100}), {1}); }},
       {"sum m cols", [&](Session& s) { return sum(s, m, {0}); }},
       {"sum m^T rows", [&](Session& s) { return sum(s, m.transpose_view(), {1}); }},
       {"mean m rows", [&](Session& s) { return mean(s, m, {1}); }},
