@@ -252,6 +252,9 @@ template <class T> struct LogSumExpTraits {
   using Out = T;
   static constexpr std::int64_t kCost = 16;
   static constexpr bool kFinish = false;
+  // The (max, scaled sum) pair is already rescaled at every combine; it keeps the
+  // line-by-line path rather than Note [Pairwise vector accumulation].
+  static constexpr bool kRounds = false;
   static Acc identity() noexcept { return {-std::numeric_limits<T>::infinity(), T(0)}; }
   static Out empty() noexcept { return -std::numeric_limits<T>::infinity(); }
   static Acc load(In x) noexcept { return {x, T(1)}; }
