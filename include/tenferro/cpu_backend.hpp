@@ -90,7 +90,7 @@ namespace detail {
 /// The session of one scoped entry (constructed only by EntryGuard).
 class TENFERRO_API ScopedSession : public Session {
  private:
-  explicit ScopedSession(CpuContext* ctx) noexcept;
+  explicit ScopedSession(SessionContext* ctx) noexcept : Session(ctx, 0, DeviceKind::cpu) {}
   friend class EntryGuard;
 };
 

@@ -1,6 +1,6 @@
 #include <sys/mman.h>
 
-#include "tenferro/storage.hpp"
+#include "core/thread_allocator.hpp"
 
 #include <bit>
 #include <cstdlib>
@@ -11,17 +11,11 @@
 
 namespace tenferro::detail {
 
-namespace {
-thread_local BlockAllocator* tls_allocator = nullptr;
-}
+constinit thread_local BlockAllocator* tls_block_allocator = nullptr;
 
-BlockAllocator* set_thread_allocator(BlockAllocator* a) noexcept {
-  BlockAllocator* prev = tls_allocator;
-  tls_allocator = a;
-  return prev;
-}
+BlockAllocator* set_thread_allocator(BlockAllocator* a) noexcept { return swap_thread_allocator(a); }
 
-BlockAllocator* thread_allocator() noexcept { return tls_allocator; }
+BlockAllocator* thread_allocator() noexcept { return tls_block_allocator; }
 
 // Size classes: 64 bytes, then four steps per power of two (1, 1.25, 1.5, 1.75 × 2^k),
 // so rounding wastes at most 25%.
@@ -64,7 +58,7 @@ void heap_free_block(StorageHeader* block) noexcept {
 }
 
 StorageHeader* allocate_block(std::size_t bytes) {
-  if (tls_allocator) return tls_allocator->allocate(bytes);
+  if (tls_block_allocator) return tls_block_allocator->allocate(bytes);
   return heap_allocate_block(bytes);
 }
 
@@ -74,8 +68,8 @@ void release_block_slow(StorageHeader* b) noexcept {
     delete b;
     return;
   }
-  if (tls_allocator && b->device.kind == DeviceKind::cpu)
-    tls_allocator->release(b);
+  if (tls_block_allocator && b->device.kind == DeviceKind::cpu)
+    tls_block_allocator->release(b);
   else
     heap_free_block(b);
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/thread_allocator.hpp"
 #include "cpu/admission.hpp"
 #include "cpu/context.hpp"
 #include "cpu/parallel.hpp"
@@ -81,7 +82,7 @@ std::uint64_t enter_root(CpuContext& c, BackendState& b, CpuContext::State state
   }
   c.resources = b.checkout();
   c.backend = &b;
-  c.prev_allocator = set_thread_allocator(&c.resources->pool);
+  c.prev_allocator = swap_thread_allocator(&c.resources->pool);
   c.state = state;
   c.epoch_counter = g_next_epoch.fetch_add(1, std::memory_order_relaxed) + 1;  // Note [Unforgeable epochs]
   return c.epoch_counter;
@@ -90,7 +91,7 @@ std::uint64_t enter_root(CpuContext& c, BackendState& b, CpuContext::State state
 // Returns the resources, then releases admission (in that order: the next session
 // must find them in the slot).
 void leave_root(CpuContext& c) noexcept {
-  set_thread_allocator(c.prev_allocator);
+  swap_thread_allocator(c.prev_allocator);
   c.prev_allocator = nullptr;
   BackendState* b = c.backend;
   b->checkin(c.resources);
@@ -144,8 +145,6 @@ CpuResources* BackendState::borrow(const char* op) const {
     if (s.compare_exchange_weak(r, busy(), std::memory_order_acquire, std::memory_order_acquire)) return r;
   }
 }
-
-ScopedSession::ScopedSession(CpuContext* ctx) noexcept : Session(ctx, 0, DeviceKind::cpu) {}
 
 // A root scoped entry holds a reference on the backend state from before it waits until
 // after it has left, so the CpuBackend may be destroyed by another thread while this
