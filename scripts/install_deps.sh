@@ -18,6 +18,11 @@ PACKAGES=(
   libbenchmark-dev
 )
 
+# --tsan: also the clang toolchain for the ThreadSanitizer preset (.ci/run's TSan stage).
+if [[ "${1:-}" == "--tsan" ]]; then
+  PACKAGES+=(clang libclang-rt-14-dev)
+fi
+
 if [[ "${TENFERRO_SKIP_APT:-0}" == "1" ]]; then
   echo "install_deps: TENFERRO_SKIP_APT=1, skipping apt-get"
   exit 0
