@@ -33,8 +33,7 @@ struct TensorAccess {
   static Tensor external(void* data, std::span<const std::int64_t> shape, std::span<const std::int64_t> strides_in, DType dtype,
                          ExternalOwner owner) {
     constexpr std::string_view op = "from_external";
-    if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= kNumDTypes)
-      throw DTypeError(op, "dtype value " + std::to_string(static_cast<int>(dtype)) + " is not a DType");
+    detail::require_valid_dtype(dtype, op);
     if (static_cast<int>(shape.size()) > kMaxRank)
       throw RankError(op, "rank " + std::to_string(shape.size()) + " exceeds the maximum " + std::to_string(kMaxRank));
     if (!strides_in.empty() && strides_in.size() != shape.size())

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/enum_check.hpp"
 #include "einsum/path_internal.hpp"
 #include "tenferro/error.hpp"
 
@@ -203,6 +204,7 @@ double memory_limit_elements(const PlanOptions& o) {
 }
 
 void check_plan_options(std::string_view op, const PlanOptions& options) {
+  tenferro::detail::require_enum(options.optimizer, EinsumOptimizer::chain, op, "EinsumOptimizer");  // Note [Enums at the API boundary]
   validate_cost_model(op, options.cost_model);
   if (!(options.planning_fraction >= 0) || std::isinf(options.planning_fraction))
     fail(op, "planning_fraction is " + std::to_string(options.planning_fraction) + ", must be finite and >= 0");

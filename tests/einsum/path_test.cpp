@@ -717,4 +717,8 @@ TEST(Plan, BadOptionsAreArgumentErrors) {
   expect_argument_error([&] { plan_contraction(net, o); }, {"plan_contraction", "time_budget_s is inf", "max_trials is 0"});
   o.time_budget_s = NAN;
   expect_argument_error([&] { plan_contraction(net, o); }, {"plan_contraction", "time_budget_s is nan"});
+  // An optimizer outside the enum is refused (it used to fall through and return no steps).
+  PlanOptions bad;
+  bad.optimizer = static_cast<EinsumOptimizer>(9);
+  expect_argument_error([&] { plan_contraction(net, bad); }, {"plan_contraction", "unknown EinsumOptimizer value 9"});
 }
