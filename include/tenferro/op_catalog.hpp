@@ -12,6 +12,28 @@
 #include "tenferro/export.hpp"
 #include "tenferro/storage.hpp"
 
+// Note [Family lists from the catalogue]
+// Code that declares, defines or registers the same thing for every op of a family
+// (the analytic functions' declarations, definitions, AD wrappers, rule registration)
+// expands the catalogue through TENFERRO_ONLY_<family>, so a new row needs no list
+// edits there. Usage:
+//   #define TENFERRO_ANALYTIC_ITEM(name) DECLARE(name)
+//   #define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+//   #include "tenferro/op_catalog.def"
+//   #undef TENFERRO_OP
+//   #undef TENFERRO_ANALYTIC_ITEM
+#define TENFERRO_ONLY_analytic(name) TENFERRO_ANALYTIC_ITEM(name)
+#define TENFERRO_ONLY_elementwise(name)
+#define TENFERRO_ONLY_conversion(name)
+#define TENFERRO_ONLY_reduction(name)
+#define TENFERRO_ONLY_blas1(name)
+#define TENFERRO_ONLY_structural(name)
+#define TENFERRO_ONLY_indexing(name)
+#define TENFERRO_ONLY_contraction(name)
+#define TENFERRO_ONLY_fft(name)
+#define TENFERRO_ONLY_linalg(name)
+#define TENFERRO_ONLY_einsum(name)
+
 namespace tenferro {
 
 /// Every primitive, in catalogue order.

@@ -25,6 +25,7 @@
 #include <span>
 
 #include "tenferro/session.hpp"
+#include "tenferro/op_catalog.hpp"
 #include "tenferro/scalar.hpp"
 #include "tenferro/tensor.hpp"
 
@@ -105,42 +106,26 @@ TENFERRO_UNARY_OP(sign)
 TENFERRO_UNARY_OP(real)
 TENFERRO_UNARY_OP(imag)
 TENFERRO_UNARY_OP(angle)
-TENFERRO_UNARY_OP(exp)
-TENFERRO_UNARY_OP(log)
-TENFERRO_UNARY_OP(sin)
-TENFERRO_UNARY_OP(cos)
-TENFERRO_UNARY_OP(tan)
-TENFERRO_UNARY_OP(tanh)
-TENFERRO_UNARY_OP(sqrt)
-TENFERRO_UNARY_OP(rsqrt)
-TENFERRO_UNARY_OP(expm1)
-TENFERRO_UNARY_OP(log1p)
-TENFERRO_UNARY_OP(erf)
-TENFERRO_UNARY_OP(sigmoid)
-TENFERRO_UNARY_OP(asin)
-TENFERRO_UNARY_OP(acos)
-TENFERRO_UNARY_OP(atan)
-TENFERRO_UNARY_OP(sinh)
-TENFERRO_UNARY_OP(cosh)
-// log2, exp2: float and complex dtypes (complex: log(z)/ln 2 on log's principal branch,
-// exp(z·ln 2)). cbrt, softplus, silu, gelu: float dtypes only (cbrt is the real cube
-// root, cbrt(-8) = -2; the stable forms below branch on the sign of x, which complex
-// numbers lack). Errors: the common ones (DTypeError for integer, bool and, where
-// float-only, complex inputs).
-/// Base-2 logarithm (log2(0) = -inf, log2(x < 0) = NaN for real x).
-TENFERRO_UNARY_OP(log2)
-/// 2^x.
-TENFERRO_UNARY_OP(exp2)
-/// Real cube root, odd: cbrt(-x) = -cbrt(x).
-TENFERRO_UNARY_OP(cbrt)
-/// log(1 + e^x), computed stably (max(x, 0) + log1p(e^-|x|)): no overflow for large x
-/// (softplus(1000) = 1000), full relative accuracy for very negative x.
-TENFERRO_UNARY_OP(softplus)
-/// x·sigmoid(x) (SiLU / swish); silu(-inf) = -0.
-TENFERRO_UNARY_OP(silu)
-/// Exact (erf-form) GELU: x·Φ(x) = ½·x·(1 + erf(x/√2)), computed as ½·x·erfc(-x/√2)
-/// (accurate in the left tail); gelu(-inf) = -0.
-TENFERRO_UNARY_OP(gelu)
+// The analytic functions, one declaration pair per `analytic` row of the catalogue
+// (op_catalog.def; Note [Family lists from the catalogue]): exp log sin cos tan tanh
+// sqrt rsqrt expm1 log1p erf sigmoid asin acos atan sinh cosh log2 exp2 cbrt softplus
+// silu gelu.
+// - log2, exp2: float and complex dtypes (complex: log(z)/ln 2 on log's principal
+//   branch, exp(z·ln 2)); log2(0) = -inf, log2(x < 0) = NaN for real x.
+// - cbrt, softplus, silu, gelu: float dtypes only (the stable forms branch on the sign
+//   of x, which complex numbers lack). cbrt is the real cube root, odd: cbrt(-8) = -2.
+//   softplus = log(1 + e^x), computed as max(x, 0) + log1p(e^-|x|): no overflow for
+//   large x (softplus(1000) = 1000), full relative accuracy for very negative x.
+//   silu = x·sigmoid(x) (swish); silu(-inf) = -0. gelu is the exact (erf-form) GELU
+//   x·Φ(x) = ½·x·(1 + erf(x/√2)), computed as ½·x·erfc(-x/√2) (accurate in the left
+//   tail); gelu(-inf) = -0.
+// Errors: the common ones (DTypeError for integer and bool inputs and, where float-only,
+// complex inputs).
+#define TENFERRO_ANALYTIC_ITEM(name) TENFERRO_UNARY_OP(name)
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+#include "tenferro/op_catalog.def"
+#undef TENFERRO_OP
+#undef TENFERRO_ANALYTIC_ITEM
 #undef TENFERRO_UNARY_OP
 
 // ---------------------------------------------------------------- conversion and copies

@@ -364,10 +364,12 @@ void register_elementwise_rules(std::array<Rules, tenferro::detail::kNumOps>& t)
   set(OpId::real, jvp_real, vjp_real);
   set(OpId::imag, jvp_imag, vjp_imag);
   set(OpId::angle, jvp_angle, vjp_angle);
-  for (OpId op : {OpId::exp, OpId::log, OpId::sin, OpId::cos, OpId::tan, OpId::tanh, OpId::sqrt, OpId::rsqrt, OpId::expm1,
-                  OpId::log1p, OpId::erf, OpId::sigmoid, OpId::asin, OpId::acos, OpId::atan, OpId::sinh, OpId::cosh,
-                  OpId::log2, OpId::exp2, OpId::cbrt, OpId::softplus, OpId::silu, OpId::gelu})
-    set(op, jvp_analytic, vjp_analytic);
+  // Every analytic op shares the derivative-table rules (Note [Family lists from the catalogue]).
+#define TENFERRO_ANALYTIC_ITEM(name) set(OpId::name, jvp_analytic, vjp_analytic);
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+#include "tenferro/op_catalog.def"
+#undef TENFERRO_OP
+#undef TENFERRO_ANALYTIC_ITEM
   set(OpId::convert, jvp_identity, vjp_identity);
   set(OpId::cast, jvp_identity, vjp_identity);
   set(OpId::copy, jvp_identity, vjp_identity);
@@ -426,29 +428,12 @@ TENFERRO_AD_UNARY(abs)
 TENFERRO_AD_UNARY(real)
 TENFERRO_AD_UNARY(imag)
 TENFERRO_AD_UNARY(angle)
-TENFERRO_AD_UNARY(exp)
-TENFERRO_AD_UNARY(log)
-TENFERRO_AD_UNARY(sin)
-TENFERRO_AD_UNARY(cos)
-TENFERRO_AD_UNARY(tan)
-TENFERRO_AD_UNARY(tanh)
-TENFERRO_AD_UNARY(sqrt)
-TENFERRO_AD_UNARY(rsqrt)
-TENFERRO_AD_UNARY(expm1)
-TENFERRO_AD_UNARY(log1p)
-TENFERRO_AD_UNARY(erf)
-TENFERRO_AD_UNARY(sigmoid)
-TENFERRO_AD_UNARY(asin)
-TENFERRO_AD_UNARY(acos)
-TENFERRO_AD_UNARY(atan)
-TENFERRO_AD_UNARY(sinh)
-TENFERRO_AD_UNARY(cosh)
-TENFERRO_AD_UNARY(log2)
-TENFERRO_AD_UNARY(exp2)
-TENFERRO_AD_UNARY(cbrt)
-TENFERRO_AD_UNARY(softplus)
-TENFERRO_AD_UNARY(silu)
-TENFERRO_AD_UNARY(gelu)
+// The analytic functions: every `analytic` row (Note [Family lists from the catalogue]).
+#define TENFERRO_ANALYTIC_ITEM(name) TENFERRO_AD_UNARY(name)
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+#include "tenferro/op_catalog.def"
+#undef TENFERRO_OP
+#undef TENFERRO_ANALYTIC_ITEM
 #undef TENFERRO_AD_UNARY
 
 EagerTensor sign(Context& ctx, const EagerTensor& x) { return EagerTensor(T::sign(ctx.session(), x.value())); }

@@ -14,12 +14,12 @@ constexpr KernelTable make_cpu_table() {
     OpId::compare, OpId::select, OpId::clamp, OpId::neg, OpId::conj, OpId::abs, OpId::sign,
     OpId::real, OpId::imag, OpId::angle
   }) t[static_cast<int>(op)] = kernel_entry(op);
-  // analytic
-  for (OpId op : {
-    OpId::exp, OpId::log, OpId::sin, OpId::cos, OpId::tan, OpId::tanh, OpId::sqrt, OpId::rsqrt,
-    OpId::expm1, OpId::log1p, OpId::erf, OpId::sigmoid, OpId::asin, OpId::acos, OpId::atan,
-    OpId::sinh, OpId::cosh, OpId::log2, OpId::exp2, OpId::cbrt, OpId::softplus, OpId::silu, OpId::gelu
-  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // analytic: every row (Note [Family lists from the catalogue])
+#define TENFERRO_ANALYTIC_ITEM(name) t[static_cast<int>(OpId::name)] = kernel_entry(OpId::name);
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+#include "tenferro/op_catalog.def"
+#undef TENFERRO_OP
+#undef TENFERRO_ANALYTIC_ITEM
   // conversion
   for (OpId op : {
     OpId::convert, OpId::cast, OpId::copy, OpId::reshape
