@@ -6,9 +6,10 @@
 // handles) or a stub. The table is built by naming each op explicitly in the backend's
 // table file (src/cpu/kernel_table.cpp, src/cuda/kernel_table.cpp), and a static_assert
 // there fails to compile when a row has no entry, so a new catalogue row cannot be
-// forgotten by any backend. `supports()` and the front ends' device check read the
-// table; a stub answers UnsupportedError naming the op and the device, never a silent
-// fallback to another device.
+// forgotten by any backend. `supports()` reads the table, and a stub answers
+// UnsupportedError naming the op and the device (throw_unsupported_on), never a silent
+// fallback to another device. Front ends do not consult the table yet: every session
+// is a CPU session until a second backend can open one.
 #include "core/internal_check.hpp"
 
 #include <array>
@@ -69,14 +70,5 @@ const DataChecks& cpu_data_checks() noexcept;
 
 /// UnsupportedError "<op>: not supported on <device> (<why>)".
 [[noreturn]] void throw_unsupported_on(OpId op, DeviceKind device);
-
-/// The front end's device check: UnsupportedError unless `s`'s device has a kernel for
-/// `op`. A CPU session takes one compare (every CPU entry is a kernel).
-inline void require_kernel(const Session& s, OpId op) {
-  if (s.device() != DeviceKind::cpu) {
-    const KernelTable* t = kernel_table(s.device());
-    if (!t || (*t)[static_cast<int>(op)].kind != KernelEntry::Kind::kernel) throw_unsupported_on(op, s.device());
-  }
-}
 
 }  // namespace tenferro::detail
