@@ -87,7 +87,8 @@ class TENFERRO_API EagerTensor {
   Tensor value_;
   Tensor tangent_;
   Context* ctx_ = nullptr;
-  std::int32_t kind_ = 0;   ///< 0 constant, 1 leaf, 2 tape node
+  std::int16_t kind_ = 0;   ///< 0 constant, 1 leaf, 2 tape node
+  std::int16_t slot_ = 0;   ///< output of the tape node (multi-output ops)
   std::int32_t index_ = 0;  ///< leaf slot or node index
   std::uint64_t gen_ = 0;   ///< tape generation of a node reference
   friend struct detail::EagerAccess;

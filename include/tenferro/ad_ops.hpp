@@ -175,8 +175,9 @@ TENFERRO_API EagerTensor einsum(Context& ctx, std::span<const EagerTensor> opera
                                 std::span<const std::int64_t> output);
 
 // ---------------------------------------------------------------- linear algebra
-// Rules in src/ad/rules_linalg.cpp (Note [Linear solve rules], Note [Packed multi-output
-// nodes]); the other decompositions follow in their own sections below.
+// Rules in src/ad/rules_linalg.cpp (Note [Linear solve rules]; multi-output ops record
+// one node, Note [Multi-output nodes] in src/ad/tape.hpp); the other decompositions
+// follow in their own sections below.
 /// solve(A, B) = A⁻¹·B: B̄ = A⁻ᴴ·X̄, Ā = −B̄·Xᴴ; JVP A⁻¹(dB − dA·X).
 TENFERRO_API EagerTensor solve(Context& ctx, const EagerTensor& a, const EagerTensor& b);
 /// triangular_solve; A's cotangent is confined to the triangle that is read (and has a
@@ -196,8 +197,9 @@ TENFERRO_API EagerTensor cholesky(Context& ctx, const EagerTensor& a, Triangle t
 struct EighPair {
   EagerTensor W, V;
 };
-/// eigh(A, tri): rules for distinct eigenvalues (Note [Packed multi-output nodes] in
-/// src/ad/rules_linalg.cpp); only gauge-invariant functions of complex V (e.g. V·f(W)·Vᴴ,
+/// eigh(A, tri): one tape node with outputs W and V. A loss of W alone is exact at
+/// degenerate eigenvalues; a loss that uses V needs distinct eigenvalues (the rules
+/// divide by gaps), and only gauge-invariant functions of complex V (e.g. V·f(W)·Vᴴ,
 /// |V|²) have derivatives. Ā lives in the triangle read, as for cholesky.
 TENFERRO_API EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri = Triangle::lower);
 /// Reduced QR factors.
@@ -325,7 +327,7 @@ TENFERRO_API EagerTensor rfftn(Context& ctx, const EagerTensor& x, const FftnOpt
 /// irfftn: as irfft, the weights applied along the last listed (halved) axis.
 TENFERRO_API EagerTensor irfftn(Context& ctx, const EagerTensor& x, const FftnOptions& opt = {});
 // ---------------------------------------------------------------- slogdet, pinv, lstsq, norms
-// Rules in src/ad/rules_linalg_misc.cpp (Note [Role-tagged nodes], Note [lstsq rules],
+// Rules in src/ad/rules_linalg_misc.cpp (Note [Multi-output nodes], Note [lstsq rules],
 // Note [Norm rules]); formulas and choices in docs/ad.md ("Rules: slogdet, pinv, lstsq,
 // norms"). Every derivative below holds where the function is smooth; the values given
 // at the listed kinks are documented subgradient choices, not errors.

@@ -181,6 +181,16 @@ TENFERRO_API Tensor lu_solve(Session& s, const LuFactorResult& lu, const Tensor&
 /// an input), DTypeError (dtype) or ShapeError (shape); every output untouched on any
 /// error.
 TENFERRO_API void lu_solve_into(Session& s, const LuFactorResult& lu, const Tensor& b, const Tensor& out);
+/// The row permutation that lu_factor's pivots apply: pivots [K, B...] (i64, 0-based
+/// sequential interchanges: row i swapped with row pivots[i]) to perm [M, B...] (i64)
+/// with (P·A) row i = A row perm[i] (JAX's lu_pivots_to_permutation). DTypeError for
+/// non-i64 pivots, RankError for rank 0, ShapeError when M < K, ArgumentError for a
+/// pivot outside [i, M).
+TENFERRO_API Tensor lu_pivots_to_permutation(Session& s, const Tensor& pivots, std::int64_t m);
+/// lu_pivots_to_permutation into `out` (i64 [M, B...]). Throws its errors first, then
+/// for a bad output ArgumentError, DTypeError or ShapeError; `out` untouched on any
+/// error.
+TENFERRO_API void lu_pivots_to_permutation_into(Session& s, const Tensor& pivots, std::int64_t m, const Tensor& out);
 
 /// Full-pivot LU: P · A · Q = L · U with P [N, N], Q [N, N] permutation matrices, L unit
 /// lower, U upper (square A; complete pivoting as LAPACK getc2, written here for any

@@ -96,7 +96,7 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const E
   if (record) n = &ctx.tape().push();
   n->op = op;
   n->nin = 0;
-  n->y = y;
+  n->y[0] = y;
   auto& ex = n->ex();
   ex.refs = std::move(refs);
   ex.xs.reserve(inputs.size());
@@ -114,11 +114,68 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const E
     if (record) ctx.tape().pop();  // nothing half-recorded stays on the tape
     throw;
   }
-  EagerTensor out = record ? EagerAccess::make(&ctx, std::move(y), Ref{2, static_cast<std::int32_t>(ctx.tape().live - 1)},
-                                               ctx.tape().generation)
+  EagerTensor out = record ? EagerAccess::make(&ctx, std::move(y), node_ref(ctx.tape().live - 1), ctx.tape().generation)
                            : EagerTensor(std::move(y));
   if (tan.defined()) EagerAccess::set_tangent(out, std::move(tan));
   return out;
+}
+
+MultiOut finish_multi(Context& ctx, OpId op, std::span<Tensor> ys, std::span<const EagerTensor* const> inputs,
+                      const std::function<void(Node&)>& fill) {
+  if (ys.size() > static_cast<std::size_t>(kMaxOutputs) || inputs.size() > 3)
+    throw InternalError(tenferro::detail::op_name(op), "finish_multi: too many outputs or inputs for one node");
+  const std::size_t nout = ys.size(), nin = inputs.size();
+  MultiOut r;
+  bool need_grad = false, need_tan = false;
+  for (const EagerTensor* e : inputs) {
+    if (!e) continue;
+    need_grad |= e->requires_grad();
+    need_tan |= e->tangent().defined();
+  }
+  bool any_inexact = false;
+  for (const Tensor& y : ys) any_inexact |= y.defined() && is_inexact(y.dtype());
+  if ((!need_grad && !need_tan) || !any_inexact) {
+    for (std::size_t j = 0; j < nout; ++j) r.e[j] = EagerTensor(std::move(ys[j]));
+    return r;
+  }
+  const auto& rules = rule_table()[static_cast<int>(op)];
+  const std::string_view name = tenferro::detail::op_name(op);
+  const bool record = need_grad && EagerAccess::no_grad(ctx) == 0;
+  if (record && !rules.vjp_multi) throw_no_rule(op, "VJP");
+  if (need_tan && !rules.jvp_multi) throw_no_rule(op, "JVP");
+  Ref refs[3];
+  for (std::size_t k = 0; k < nin; ++k) refs[k] = record ? input_ref(ctx, inputs[k], name) : Ref{};
+  Tape& tape = ctx.tape();
+  Node local;
+  Node* n = record ? &tape.push() : &local;
+  n->op = op;
+  n->nin = static_cast<std::uint8_t>(nin);
+  n->nout = static_cast<std::uint8_t>(nout);
+  for (std::size_t k = 0; k < nin; ++k) n->in[k] = refs[k];
+  for (std::size_t j = 0; j < nout; ++j)
+    if (ys[j].defined() && is_inexact(ys[j].dtype())) n->y[j] = ys[j];
+  Tensor tans[kMaxOutputs];
+  try {
+    fill(*n);
+    if (need_tan) {
+      Tensor in_tans[3];
+      for (std::size_t k = 0; k < nin; ++k)
+        if (inputs[k]) in_tans[k] = inputs[k]->tangent();
+      rules.jvp_multi(ctx.session(), *n, in_tans, tans);
+      for (std::size_t j = 0; j < nout; ++j)
+        if (tans[j].defined()) tans[j] = fit_tangent(ctx.session(), std::move(tans[j]), n->y[j]);
+    }
+  } catch (...) {
+    if (record) tape.pop();  // nothing half-recorded stays on the tape
+    throw;
+  }
+  for (std::size_t j = 0; j < nout; ++j) {
+    const bool diff = n->y[j].defined();
+    r.e[j] = diff && record ? EagerAccess::make(&ctx, std::move(ys[j]), node_ref(tape.live - 1, static_cast<int>(j)), tape.generation)
+                            : EagerTensor(std::move(ys[j]));
+    if (diff && tans[j].defined()) EagerAccess::set_tangent(r.e[j], std::move(tans[j]));
+  }
+  return r;
 }
 
 namespace {
@@ -179,7 +236,7 @@ EagerTensor Context::leaf(Tensor value, bool requires_grad) {
   if (!is_inexact(value.dtype()))
     throw DTypeError("leaf", "requires_grad needs a float or complex dtype, got " + std::string(dtype_name(value.dtype())));
   tape_->leaves.push_back({Tensor(), false, value});
-  return EagerAccess::make(this, std::move(value), Ref{1, static_cast<std::int32_t>(tape_->leaves.size() - 1)}, 0);
+  return EagerAccess::make(this, std::move(value), detail::leaf_ref(tape_->leaves.size() - 1), 0);
 }
 
 EagerTensor Context::with_tangent(const EagerTensor& x, Tensor tangent) {
@@ -266,7 +323,7 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
       detail::accumulate(s, l.grad, l.owned, l.value, l.value.dtype(), std::move(g));
     } else {
       Node& n = tape.nodes[static_cast<std::size_t>(r.index)];
-      detail::accumulate(s, n.cot, n.cot_owned, n.y, n.y.dtype(), std::move(g));
+      detail::accumulate(s, n.cot[r.slot], n.cot_owned[r.slot], n.y[r.slot], n.y[r.slot].dtype(), std::move(g));
       last = std::max(last, r.index);
     }
   }
@@ -278,7 +335,7 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
   try {
     for (int i = last; i >= 0; --i) {
       Node& n = tape.nodes[static_cast<std::size_t>(i)];
-      if (!n.cot.defined()) continue;
+      if (n.nout == 1 ? !n.cot[0].defined() : !n.has_cot()) continue;
       const int nin = n.num_inputs();
       detail::Grad* out = small;
       if (nin > 3) {
@@ -288,12 +345,17 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
         for (int k = 0; k < nin; ++k)
           if (out[k].t.defined() || out[k].take_cot) out[k] = detail::Grad{};
       }
-      rules[static_cast<int>(n.op)].vjp(s, n, n.cot, out);
+      const detail::Rules& rule = rules[static_cast<int>(n.op)];
+      if (n.nout == 1) {
+        rule.vjp(s, n, n.cot[0], out);
+      } else {
+        rule.vjp_multi(s, n, n.cot, out);
+      }
       for (int k = 0; k < nin; ++k) {
         const Ref r = n.ref(k);
-        if (out[k].take_cot) {
-          out[k] = {std::move(n.cot), n.cot_owned};
-          n.cot_owned = false;
+        if (out[k].take_cot) {  // single-output rules only
+          out[k] = {std::move(n.cot[0]), n.cot_owned[0]};
+          n.cot_owned[0] = false;
         }
         if (r.kind == 0 || !out[k].t.defined()) continue;
         if (r.kind == 1) {
@@ -301,14 +363,13 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
           accumulate_into(s, l.grad, l.owned, l.value, std::move(out[k]));
         } else {
           Node& m = tape.nodes[static_cast<std::size_t>(r.index)];
-          accumulate_into(s, m.cot, m.cot_owned, m.y, std::move(out[k]));
+          accumulate_into(s, m.cot[r.slot], m.cot_owned[r.slot], m.y[r.slot], std::move(out[k]));
         }
       }
-      n.cot.reset();
-      n.cot_owned = false;
+      n.reset_cots();
     }
   } catch (...) {
-    for (std::size_t i = 0; i < tape.live; ++i) tape.nodes[i].cot.reset();
+    for (std::size_t i = 0; i < tape.live; ++i) tape.nodes[i].reset_cots();
     if (!options.retain_graph) clear_tape();
     throw;
   }

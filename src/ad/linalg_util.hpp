@@ -116,21 +116,8 @@ inline Tensor inverse_gaps(Session& s, const Tensor& w, DType dtype) {
   Tensor eye = Tensor::eye(n, dtype);
   return T::sub(s, T::div(s, 1.0, T::add(s, e, eye)), eye);
 }
-/// Row 0 of a packed [1 + N, N, b...] value (a vector output packed above a matrix, as
-/// eigh's and eig's [wᵀ; V]) as an [N, b...] view.
-inline Tensor packed_row0(const Tensor& y) {
-  const Tensor row0 = y.slice_view(0, 0, 1);
-  Dims shape, strides;
-  for (int i = 1; i < y.rank(); ++i) {
-    shape.push_back(row0.extent(i));
-    strides.push_back(row0.stride(i));
-  }
-  return row0.as_strided_view(shape.span(), strides.span(), row0.offset());
-}
-
-/// Rows [begin, end) of a packed multi-output value (Note [Packed multi-output nodes] in
-/// rules_linalg.cpp), as a recorded slice: the cotangents of the parts meet in the
-/// packed node.
+/// Rows [begin, end) of `packed` as a recorded slice (lu's U from the LU factor, Note
+/// [LU rules]): the cotangents of the parts meet in the factor's node.
 inline EagerTensor rows(Context& ctx, const EagerTensor& packed, std::int64_t begin, std::int64_t end) {
   const int rank = packed.rank();
   Dims start(rank, 0), limit;

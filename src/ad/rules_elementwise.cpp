@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "ad/emit.hpp"
 #include "ad/tape.hpp"
 
 namespace tenferro::ad {
@@ -54,7 +55,7 @@ bool wants(const Node& n, int k) { return n.in[k].kind != 0; }
 // one. Only when the result has the cotangent's dtype and shape (the other operand
 // broadcasts into it) and the buffer is compact.
 bool reusable(const Node& n, const Tensor& g, const Operand& other) {
-  if (!n.cot_owned || &g != &n.cot || !g.is_contiguous() || g.read_only()) return false;
+  if (!n.cot_owned[0] || &g != &n.cot[0] || !g.is_contiguous() || g.read_only()) return false;
   if (!other.is_tensor()) return other.scalar().result_dtype_with(g.dtype()) == g.dtype();
   const Tensor& o = other.tensor();
   if (promote(g.dtype(), o.dtype()) != g.dtype() || o.rank() > g.rank() || g.shares_storage(o)) return false;
@@ -64,19 +65,13 @@ bool reusable(const Node& n, const Tensor& g, const Operand& other) {
 }
 /// The node's own cotangent handed on whole (moved out by the sweep).
 Grad own_cot() { return {Tensor(), true, true}; }
-/// g·other as a cotangent, in g's buffer when allowed (Note [In-place cotangents]). A
-/// scalar factor scales the (compact, checked) buffer directly.
+/// g·other as a cotangent, in g's buffer when allowed (Note [In-place cotangents]).
 Grad times(Session& s, const Node& n, const Tensor& g, const Operand& other, bool last) {
   if (last && reusable(n, g, other)) {
     if (other.is_tensor()) {
       T::mul_into(s, g, other, g);
     } else {
-      visit_dtype<DTypeSet::inexact>("mul", g.dtype(), [&](auto tag) {
-        using V = typename decltype(tag)::type;
-        const V c = other.scalar().to<V>();
-        V* p = static_cast<V*>(const_cast<void*>(g.data()));
-        for (std::int64_t i = 0, e = g.numel(); i < e; ++i) p[i] *= c;
-      });
+      detail::scale_in_place(g, other.scalar());  // Note [Eager emitter]
     }
     return own_cot();
   }
@@ -84,7 +79,7 @@ Grad times(Session& s, const Node& n, const Tensor& g, const Operand& other, boo
 }
 /// The node's cotangent passed through unchanged to its only consumer: still owned.
 Grad pass(const Node& n, const Tensor& g, bool only) {
-  if (only && n.cot_owned && &g == &n.cot) return own_cot();
+  if (only && n.cot_owned[0] && &g == &n.cot[0]) return own_cot();
   return {g, false};
 }
 
@@ -155,21 +150,21 @@ Tensor jvp_mul(Session& s, const Node& n, const Tensor* t) {
 void vjp_div(Session& s, const Node& n, const Tensor& g, Grad* out) {
   // y = a / b: ga = g / conj(b), gb = -ga · conj(y).
   Tensor ga = T::div(s, g, conj_opnd(s, n, 1).get());
-  if (wants(n, 1)) out[1] = {T::neg(s, T::mul(s, ga, detail::conj_if_complex(s, n.y))), true};
+  if (wants(n, 1)) out[1] = {T::neg(s, T::mul(s, ga, detail::conj_if_complex(s, n.y[0]))), true};
   if (wants(n, 0)) out[0] = {std::move(ga), true};
 }
 Tensor jvp_div(Session& s, const Node& n, const Tensor* t) {
   Tensor r;
   if (t[0].defined()) r = T::div(s, t[0], opnd(n, 1));
-  if (t[1].defined()) r = T::sub(s, detail::or_zeros(s, r, n.y), T::div(s, T::mul(s, t[1], n.y), opnd(n, 1)));
+  if (t[1].defined()) r = T::sub(s, detail::or_zeros(s, r, n.y[0]), T::div(s, T::mul(s, t[1], n.y[0]), opnd(n, 1)));
   return r;
 }
 
 /// d(a^b)/da = b·a^(b-1); d(a^b)/db = y·log(a).
 Tensor pow_da(Session& s, const Node& n) { return T::mul(s, opnd(n, 1), T::pow(s, opnd(n, 0), T::sub(s, opnd(n, 1), 1.0))); }
 Tensor pow_db(Session& s, const Node& n) {
-  if (n.x[0].defined()) return T::mul(s, n.y, T::log(s, n.x[0]));
-  return T::mul(s, n.y, T::log(s, Tensor::scalar(n.sx[0], n.y.dtype())));
+  if (n.x[0].defined()) return T::mul(s, n.y[0], T::log(s, n.x[0]));
+  return T::mul(s, n.y[0], T::log(s, Tensor::scalar(n.sx[0], n.y[0].dtype())));
 }
 void vjp_pow(Session& s, const Node& n, const Tensor& g, Grad* out) {
   if (wants(n, 0)) out[0] = {T::mul(s, g, detail::conj_if_complex(s, pow_da(s, n))), true};
@@ -183,7 +178,7 @@ Tensor jvp_pow(Session& s, const Node& n, const Tensor* t) {
 }
 
 /// rem(a, b) = a - trunc(a / b)·b: d/da = 1, d/db = -trunc(a/b) = -(a - rem)/b.
-Tensor rem_db(Session& s, const Node& n) { return T::neg(s, T::div(s, T::sub(s, opnd(n, 0), n.y), opnd(n, 1))); }
+Tensor rem_db(Session& s, const Node& n) { return T::neg(s, T::div(s, T::sub(s, opnd(n, 0), n.y[0]), opnd(n, 1))); }
 void vjp_rem(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {g, false};
   if (wants(n, 1)) out[1] = {T::mul(s, g, rem_db(s, n)), true};
@@ -292,7 +287,7 @@ Tensor jvp_angle(Session& s, const Node& n, const Tensor* t) {
 /// f'(x) of the analytic ops, from x and y = f(x).
 Tensor analytic_derivative(Session& s, const Node& n) {
   const Tensor& x = n.x[0];
-  const Tensor& y = n.y;
+  const Tensor& y = n.y[0];
   switch (n.op) {
     case OpId::exp: return y;
     case OpId::log: return T::div(s, 1.0, x);
@@ -340,7 +335,7 @@ void vjp_reshape(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {T::reshape(s, g, n.x[0].shape().span()), false};
 }
 Tensor jvp_reshape(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::reshape(s, t[0], n.y.shape().span()) : Tensor();
+  return t[0].defined() ? T::reshape(s, t[0], n.y[0].shape().span()) : Tensor();
 }
 
 }  // namespace

@@ -171,7 +171,7 @@ EagerTensor record(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, cons
     e.d2.resize(axes.size());
     for (int i = 0; i < axes.size(); ++i) {
       const int a = static_cast<int>(axes[i]);
-      e.d1[i] = op == OpId::rfft && i + 1 == axes.size() ? halved_len : n.y.extent(a);
+      e.d1[i] = op == OpId::rfft && i + 1 == axes.size() ? halved_len : n.y[0].extent(a);
       e.d2[i] = xv.extent(a);
     }
     n.i0 = static_cast<std::int64_t>(norm);

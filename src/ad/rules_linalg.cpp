@@ -27,12 +27,12 @@ using namespace linalg_util;
 // ---- solve
 void vjp_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
   Tensor gb = T::solve(s, adjoint(s, n.x[0]), g);
-  if (n.in[0].kind) out[0] = {T::neg(s, mm_bh(s, gb, n.y)), true};
+  if (n.in[0].kind) out[0] = {T::neg(s, mm_bh(s, gb, n.y[0])), true};
   if (n.in[1].kind) out[1] = {std::move(gb), true};
 }
 Tensor jvp_solve(Session& s, const Node& n, const Tensor* t) {
   Tensor r = t[1];
-  if (t[0].defined()) r = r.defined() ? T::sub(s, r, mm(s, t[0], n.y)) : T::neg(s, mm(s, t[0], n.y));
+  if (t[0].defined()) r = r.defined() ? T::sub(s, r, mm(s, t[0], n.y[0])) : T::neg(s, mm(s, t[0], n.y[0]));
   return r.defined() ? T::solve(s, n.x[0], r) : Tensor();
 }
 
@@ -68,7 +68,7 @@ void vjp_triangular_solve(Session& s, const Node& n, const Tensor& g, Grad* out)
   const TriangularSolveOptions o = unpack(n.i0);
   Tensor gb = solve_adjoint(s, n.x[0], g, o);
   if (n.in[0].kind) {
-    Tensor gop = o.side == Side::left ? mm_bh(s, gb, n.y) : mm_ah(s, n.y, gb);
+    Tensor gop = o.side == Side::left ? mm_bh(s, gb, n.y[0]) : mm_ah(s, n.y[0], gb);
     out[0] = {T::neg(s, mask(s, apply_op(s, gop, o.op), o)), true};
   }
   if (n.in[1].kind) out[1] = {std::move(gb), true};
@@ -78,7 +78,7 @@ Tensor jvp_triangular_solve(Session& s, const Node& n, const Tensor* t) {
   Tensor r = t[1];
   if (t[0].defined()) {
     Tensor da = apply_op(s, mask(s, t[0], o), o.op);
-    Tensor p = o.side == Side::left ? mm(s, da, n.y) : mm(s, n.y, da);
+    Tensor p = o.side == Side::left ? mm(s, da, n.y[0]) : mm(s, n.y[0], da);
     r = r.defined() ? T::sub(s, r, p) : T::neg(s, p);
   }
   return r.defined() ? T::triangular_solve(s, n.x[0], r, o) : Tensor();
@@ -86,22 +86,22 @@ Tensor jvp_triangular_solve(Session& s, const Node& n, const Tensor* t) {
 
 // ---- inv: X = A⁻¹, dX = −X·dA·X, Ā = −Xᴴ·X̄·Xᴴ.
 void vjp_inv(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  out[0] = {T::neg(s, mm_bh(s, mm_ah(s, n.y, g), n.y)), true};
+  out[0] = {T::neg(s, mm_bh(s, mm_ah(s, n.y[0], g), n.y[0])), true};
 }
 Tensor jvp_inv(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::neg(s, mm(s, mm(s, n.y, t[0]), n.y)) : Tensor();
+  return t[0].defined() ? T::neg(s, mm(s, mm(s, n.y[0], t[0]), n.y[0])) : Tensor();
 }
 
 // ---- det: dy = y·tr(A⁻¹·dA); Ā = ȳ·conj(y)·A⁻ᴴ (batch values reshaped to [1, 1, b...]
 // so they broadcast over the matrix axes, which lead).
 void vjp_det(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  Tensor w = batch_as_matrix(s, T::mul(s, g, detail::conj_if_complex(s, n.y)));
+  Tensor w = batch_as_matrix(s, T::mul(s, g, detail::conj_if_complex(s, n.y[0])));
   out[0] = {T::mul(s, adjoint(s, T::inv(s, n.x[0])), w), true};
 }
 Tensor jvp_det(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined()) return {};
   Tensor tr = T::sum(s, T::extract_diagonal(s, mm(s, T::inv(s, n.x[0]), t[0]), 0, 1), {-1});
-  return T::mul(s, n.y, tr);
+  return T::mul(s, n.y[0], tr);
 }
 
 // ---- matrix_exp: the Fréchet derivative L(A, E) is the upper-right block of
@@ -141,7 +141,7 @@ TriangularSolveOptions tri_opts(Side side, MatOp op) {
 Tensor phi(Session& s, const Tensor& m) { return T::sub(s, T::tril(s, m, 0), T::mul(s, T::triu(s, T::tril(s, m, 0), 0), 0.5)); }
 void vjp_cholesky(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const bool upper = n.i0 != 0;
-  Tensor l = upper ? adjoint(s, n.y) : n.y;
+  Tensor l = upper ? adjoint(s, n.y[0]) : n.y[0];
   Tensor gl = upper ? adjoint(s, g) : g;
   Tensor p = phi(s, mm_ah(s, l, gl));
   Tensor y = T::triangular_solve(s, l, p, tri_opts(Side::left, MatOp::adjoint));
@@ -152,7 +152,7 @@ void vjp_cholesky(Session& s, const Node& n, const Tensor& g, Grad* out) {
 Tensor jvp_cholesky(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined()) return {};
   const bool upper = n.i0 != 0;
-  Tensor l = upper ? adjoint(s, n.y) : n.y;
+  Tensor l = upper ? adjoint(s, n.y[0]) : n.y[0];
   Tensor h = upper ? T::add(s, T::triu(s, t[0], 0), adjoint(s, T::triu(s, t[0], 1)))
                    : T::add(s, T::tril(s, t[0], 0), adjoint(s, T::tril(s, t[0], -1)));
   Tensor da = hermitian_part(s, h);  // real diagonal (potrf ignores its imaginary part)
@@ -162,20 +162,16 @@ Tensor jvp_cholesky(Session& s, const Node& n, const Tensor* t) {
   return upper ? adjoint(s, dl) : dl;
 }
 
-// ---- eigh. Note [Packed multi-output nodes]: the tape has single-output nodes, so eigh
-// records one node whose value packs both results, Y = [wᵀ; V] ([N + 1, N, b...] in V's
-// dtype: row 0 holds w), and the wrapper returns w and V as recorded slices of it.
-// Rules (A = V·diag(w)·Vᴴ; PyTorch's linalg_eig_backward for Hermitian input):
+// ---- eigh: one node with outputs w (real, [N, b...]) and V (Note [Multi-output nodes]
+// in tape.hpp); i0 = 1 when the upper triangle was read. Rules (A = V·diag(w)·Vᴴ;
+// PyTorch's linalg_eig_backward for Hermitian input):
 //   JVP: M = Vᴴ·dA·V, dw = Re diag(M), dV = V·(F ∘ M) with F_ij = 1/(w_j − w_i), F_ii = 0;
 //   VJP: S = V·(diag(w̄) + F ∘ skew(Vᴴ·V̄))·Vᴴ with skew(X) = (X − Xᴴ)/2; as for cholesky,
 //   Ā is S on the diagonal and 2·S off the diagonal of the triangle read.
-// Degenerate eigenvalues make F infinite (as in every eigh rule); gauge-dependent
-// functions of complex V (its phases) have no derivative.
-struct Unpacked {
-  Tensor w, v;
-};
-/// w (row 0, as a [N, b...] view) and V (rows 1..N) of a packed eigh value or cotangent.
-Unpacked unpack_eigh(const Tensor& y) { return {packed_row0(y), y.slice_view(0, 1, y.extent(1) + 1)}; }
+// A loss of the eigenvalues alone leaves V̄ a symbolic zero: the VJP then never forms F,
+// so it is exact at degenerate eigenvalues (the trace's gradient is the identity there).
+// With V̄ present, degenerate eigenvalues make F infinite (as in every eigh rule);
+// gauge-dependent functions of complex V (its phases) have no derivative.
 Tensor hermitian_from_triangle(Session& s, const Tensor& t, bool upper) {
   Tensor h = upper ? T::add(s, T::triu(s, t, 0), adjoint(s, T::triu(s, t, 1))) : T::add(s, T::tril(s, t, 0), adjoint(s, T::tril(s, t, -1)));
   return hermitian_part(s, h);
@@ -183,35 +179,33 @@ Tensor hermitian_from_triangle(Session& s, const Tensor& t, bool upper) {
 Tensor to_triangle(Session& s, const Tensor& sym, bool upper) {
   return upper ? T::add(s, T::triu(s, sym, 1), T::triu(s, sym, 0)) : T::add(s, T::tril(s, sym, -1), T::tril(s, sym, 0));
 }
-void vjp_eigh(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const Unpacked y = unpack_eigh(n.y), gy = unpack_eigh(g);
-  const Tensor& v = y.v;
-  Tensor f = inverse_gaps(s, T::real(s, y.w), v.dtype());
-  Tensor vhgv = mm_ah(s, v, gy.v);
-  Tensor skew = T::mul(s, T::sub(s, vhgv, adjoint(s, vhgv)), 0.5);
-  Tensor gw = is_complex(gy.w.dtype()) ? T::cast(s, T::real(s, gy.w), v.dtype()) : gy.w;
-  Tensor inner = T::add(s, T::mul(s, f, skew), diag_embed(s, gw));
+void vjp_eigh(Session& s, const Node& n, const Tensor* g, Grad* out) {
+  const Tensor &w = n.y[0], &v = n.y[1];
+  Tensor inner;
+  if (g[0].defined()) inner = diag_embed(s, T::cast(s, is_complex(g[0].dtype()) ? T::real(s, g[0]) : g[0], v.dtype()));
+  if (g[1].defined()) {
+    Tensor vhgv = mm_ah(s, v, g[1]);
+    Tensor skew = T::mul(s, T::sub(s, vhgv, adjoint(s, vhgv)), 0.5);
+    inner = detail::add_maybe(s, inner, T::mul(s, inverse_gaps(s, w, v.dtype()), skew));
+  }
   Tensor sym = hermitian_part(s, mm_bh(s, mm(s, v, inner), v));
   out[0] = {to_triangle(s, sym, n.i0 != 0), true};
 }
-Tensor jvp_eigh(Session& s, const Node& n, const Tensor* t) {
-  if (!t[0].defined()) return {};
-  const Unpacked y = unpack_eigh(n.y);
-  const Tensor& v = y.v;
+void jvp_eigh(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
+  if (!t[0].defined()) return;
+  const Tensor &w = n.y[0], &v = n.y[1];
   Tensor m = mm(s, mm_ah(s, v, hermitian_from_triangle(s, t[0], n.i0 != 0)), v);
-  Tensor dw = T::cast(s, T::real(s, diag_part(s, m)), v.dtype());
-  Tensor dv = mm(s, v, T::mul(s, inverse_gaps(s, T::real(s, y.w), v.dtype()), m));
-  Dims row{1};
-  for (int i = 0; i < dw.rank(); ++i) row.push_back(dw.extent(i));
-  return T::concatenate(s, {T::reshape(s, dw, row.span()), dv}, 0);
+  dy[0] = T::real(s, diag_part(s, m));
+  dy[1] = mm(s, v, T::mul(s, inverse_gaps(s, w, v.dtype()), m));
 }
 
-// ---- qr (reduced, M >= N; packed node value [Q; R], [M + N, N, b...]). With
-// C = Qᴴ·dA·R⁻¹ and Ω = tril(C, −1) − tril(C, −1)ᴴ + i·Im diag(C) (skew-Hermitian; the
-// imaginary diagonal is the gauge of complex R with a positive diagonal):
+// ---- qr (reduced, M >= N): one node with outputs Q and R. With C = Qᴴ·dA·R⁻¹ and
+// Ω = tril(C, −1) − tril(C, −1)ᴴ + i·Im diag(C) (skew-Hermitian; the imaginary diagonal
+// is the gauge of complex R with a positive diagonal):
 //   JVP: dR = (C − Ω)·R, dQ = dA·R⁻¹ − Q·(C − Ω);
 //   VJP: M = R·R̄ᴴ − Q̄ᴴ·Q, Ā = (Q̄ + Q·copyltu(M))·R⁻ᴴ with copyltu(M) = tril(M, −1) +
 //   tril(M, −1)ᴴ + Re diag(M) (Walter and Lehmann 2018; PyTorch's linalg_qr_backward).
+// A symbolic-zero Q̄ or R̄ drops its terms.
 TriangularSolveOptions upper_right(MatOp op) {
   TriangularSolveOptions o;
   o.side = Side::right;
@@ -219,20 +213,19 @@ TriangularSolveOptions upper_right(MatOp op) {
   o.op = op;
   return o;
 }
-void vjp_qr(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const std::int64_t m = n.x[0].extent(0), k = n.y.extent(1);
-  const Tensor q = n.y.slice_view(0, 0, m), r = n.y.slice_view(0, m, m + k);
-  const Tensor gq = g.slice_view(0, 0, m), gr = g.slice_view(0, m, m + k);
-  Tensor mm_ = T::sub(s, mm_bh(s, r, gr), mm_ah(s, gq, q));
-  Tensor low = T::tril(s, mm_, -1);
-  Tensor cp = T::add(s, T::add(s, low, adjoint(s, low)), real_diag(s, mm_));
-  Tensor b = T::add(s, gq, mm(s, q, cp));
+void vjp_qr(Session& s, const Node& n, const Tensor* g, Grad* out) {
+  const Tensor &q = n.y[0], &r = n.y[1], &gq = g[0], &gr = g[1];
+  Tensor m;
+  if (gr.defined()) m = mm_bh(s, r, gr);
+  if (gq.defined()) m = m.defined() ? T::sub(s, m, mm_ah(s, gq, q)) : T::neg(s, mm_ah(s, gq, q));
+  Tensor low = T::tril(s, m, -1);
+  Tensor cp = T::add(s, T::add(s, low, adjoint(s, low)), real_diag(s, m));
+  Tensor b = detail::add_maybe(s, gq, mm(s, q, cp));
   out[0] = {T::triangular_solve(s, r, b, upper_right(MatOp::adjoint)), true};
 }
-Tensor jvp_qr(Session& s, const Node& n, const Tensor* t) {
-  if (!t[0].defined()) return {};
-  const std::int64_t m = n.x[0].extent(0), k = n.y.extent(1);
-  const Tensor q = n.y.slice_view(0, 0, m), r = n.y.slice_view(0, m, m + k);
+void jvp_qr(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
+  if (!t[0].defined()) return;
+  const Tensor &q = n.y[0], &r = n.y[1];
   Tensor da_rinv = T::triangular_solve(s, r, t[0], upper_right(MatOp::none));
   Tensor c = mm_ah(s, q, da_rinv);
   Tensor low = T::tril(s, c, -1);
@@ -242,9 +235,8 @@ Tensor jvp_qr(Session& s, const Node& n, const Tensor* t) {
     omega = T::add(s, omega, T::mul(s, T::cast(s, T::imag(s, d), c.dtype()), c128(0, 1)));
   }
   Tensor cw = T::sub(s, c, omega);
-  Tensor dr = mm(s, cw, r);
-  Tensor dq = T::sub(s, da_rinv, mm(s, q, cw));
-  return T::concatenate(s, {dq, dr}, 0);
+  dy[1] = mm(s, cw, r);
+  dy[0] = T::sub(s, da_rinv, mm(s, q, cw));
 }
 
 }  // namespace
@@ -255,8 +247,8 @@ void register_linalg_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
   t[static_cast<int>(OpId::triangular_solve)] = {jvp_triangular_solve, vjp_triangular_solve};
   t[static_cast<int>(OpId::inv)] = {jvp_inv, vjp_inv};
   t[static_cast<int>(OpId::cholesky)] = {jvp_cholesky, vjp_cholesky};
-  t[static_cast<int>(OpId::eigh)] = {jvp_eigh, vjp_eigh};
-  t[static_cast<int>(OpId::qr)] = {jvp_qr, vjp_qr};
+  t[static_cast<int>(OpId::eigh)] = {nullptr, nullptr, jvp_eigh, vjp_eigh};
+  t[static_cast<int>(OpId::qr)] = {nullptr, nullptr, jvp_qr, vjp_qr};
   t[static_cast<int>(OpId::det)] = {jvp_det, vjp_det};
   t[static_cast<int>(OpId::matrix_exp)] = {jvp_matrix_exp, vjp_matrix_exp};
 }
@@ -296,35 +288,20 @@ EagerTensor cholesky(Context& ctx, const EagerTensor& a, Triangle tri) {
   });
 }
 EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri) {
-  Session& s = ctx.session();
-  EighResult r = T::eigh(s, a.value(), tri);
-  // Note [Packed multi-output nodes]: Y = [wᵀ; V].
-  const DType dt = r.V.dtype();
-  Dims row{1};
-  for (int i = 0; i < r.W.rank(); ++i) row.push_back(r.W.extent(i));
-  Tensor y = T::concatenate(s, {T::reshape(s, T::cast(s, r.W, dt), row.span()), r.V}, 0);
-  EagerTensor packed = finish<1>(ctx, OpId::eigh, std::move(y), {&a}, [&](Node& n) {
-    n.x[0] = a.value();
-    n.i0 = tri == Triangle::upper ? 1 : 0;
-  });
-  if (!detail::differentiable(packed)) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
-  const std::int64_t n = packed.value().extent(0);
-  EagerTensor w = reshape(ctx, rows(ctx, packed, 0, 1), r.W.shape().span());
-  if (is_complex(dt)) w = real(ctx, w);
-  return {std::move(w), rows(ctx, packed, 1, n)};
+  EighResult r = T::eigh(ctx.session(), a.value(), tri);
+  Tensor ys[] = {std::move(r.W), std::move(r.V)};
+  const EagerTensor* in[] = {&a};
+  detail::MultiOut o = detail::finish_multi(ctx, OpId::eigh, ys, in, [&](Node& n) { n.i0 = tri == Triangle::upper ? 1 : 0; });
+  return {std::move(o.e[0]), std::move(o.e[1])};
 }
 QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagonal) {
-  Session& s = ctx.session();
-  QrResult r = T::qr(s, a.value(), QrMode::reduced, positive_diagonal);
-  const bool diff = detail::differentiable(a);
-  if (!diff) return {EagerTensor(std::move(r.Q)), EagerTensor(std::move(r.R))};
-  if (a.value().extent(0) < a.value().extent(1))
+  QrResult r = T::qr(ctx.session(), a.value(), QrMode::reduced, positive_diagonal);
+  if (detail::differentiable(a) && a.value().extent(0) < a.value().extent(1))
     throw UnsupportedAdRule("qr", "no rule for wide matrices (M < N): got " + a.value().shape().to_string());
-  // Note [Packed multi-output nodes]: Y = [Q; R].
-  Tensor y = T::concatenate(s, {r.Q, r.R}, 0);
-  EagerTensor packed = finish<1>(ctx, OpId::qr, std::move(y), {&a}, [&](Node& n) { n.x[0] = a.value(); });
-  const std::int64_t m = r.Q.extent(0);
-  return {rows(ctx, packed, 0, m), rows(ctx, packed, m, packed.value().extent(0))};
+  Tensor ys[] = {std::move(r.Q), std::move(r.R)};
+  const EagerTensor* in[] = {&a};
+  detail::MultiOut o = detail::finish_multi(ctx, OpId::qr, ys, in, [](Node&) {});
+  return {std::move(o.e[0]), std::move(o.e[1])};
 }
 EagerTensor matrix_exp(Context& ctx, const EagerTensor& a) {
   return finish<1>(ctx, OpId::matrix_exp, T::matrix_exp(ctx.session(), a.value()), {&a}, [&](Node& n) { n.x[0] = a.value(); });

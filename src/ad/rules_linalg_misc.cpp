@@ -3,12 +3,9 @@
 // Re⟨a, b⟩); matrices are [M, N, batch...]. Formulas and documented choices: docs/ad.md,
 // "Rules: slogdet, pinv, lstsq, norms".
 //
-// Note [Role-tagged nodes]: slogdet (complex sign and logabsdet) and lstsq (X and the
-// singular values S) have two differentiable outputs of different shapes or dtypes. The
-// tape has single-output nodes; instead of packing (Note [Packed multi-output nodes] in
-// rules_linalg.cpp) each output records its own node of the same OpId, computed from the
-// same forward call, with the output's role in `i1`. The rules dispatch on `i1`. A loss
-// that uses only one output (the usual case) pays for one node and one rule.
+// slogdet (sign, logabsdet) and lstsq (X, rank, S) record one node with several outputs
+// (Note [Multi-output nodes] in tape.hpp); an output the loss does not use is a symbolic
+// zero and its terms are skipped.
 #include <cmath>
 
 #include "ad/linalg_util.hpp"
@@ -37,7 +34,7 @@ Tensor batch_as_vector(Session& s, const Tensor& v) {
 /// y with its zeros replaced by 1 (a safe divisor: where y = 0 the numerator is 0 too).
 Tensor nonzero_or_one(Session& s, const Tensor& y) { return T::select(s, T::eq(s, y, 0.0), 1.0, y); }
 
-// ---- slogdet (role i1: 0 sign (complex A only), 1 logabsdet). With t = tr(A⁻¹·dA):
+// ---- slogdet: outputs sign (y[0]) and logabsdet (y[1]), x[0] = A. With t = tr(A⁻¹·dA):
 //   d logabsdet = Re t,                 Ā = Re(ḡ)·A⁻ᴴ;
 //   d sign = i·Im(t)·sign (complex),    Ā = −i·Im(conj(ḡ)·sign)·A⁻ᴴ
 // (Giles, "An extended collection of matrix derivative results for forward and reverse
@@ -46,17 +43,20 @@ Tensor nonzero_or_one(Session& s, const Tensor& y) { return T::select(s, T::eq(s
 Tensor trace_solve(Session& s, const Tensor& a, const Tensor& da) {
   return T::sum(s, T::extract_diagonal(s, T::solve(s, a, da), 0, 1), {-1});
 }
-Tensor jvp_slogdet(Session& s, const Node& n, const Tensor* t) {
-  if (!t[0].defined()) return {};
+void jvp_slogdet(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
+  if (!t[0].defined()) return;
   Tensor tr = trace_solve(s, n.x[0], t[0]);
-  if (n.i1 == 1) return is_complex(tr.dtype()) ? T::real(s, tr) : tr;
-  Tensor im = T::cast(s, T::imag(s, tr), n.y.dtype());
-  return T::mul(s, T::mul(s, im, c128(0, 1)), n.y);
+  const bool complex_a = is_complex(tr.dtype());
+  dy[1] = complex_a ? T::real(s, tr) : tr;
+  if (complex_a) dy[0] = T::mul(s, T::mul(s, T::cast(s, T::imag(s, tr), n.y[0].dtype()), c128(0, 1)), n.y[0]);
 }
-void vjp_slogdet(Session& s, const Node& n, const Tensor& g, Grad* out) {
+void vjp_slogdet(Session& s, const Node& n, const Tensor* g, Grad* out) {
   const DType dt = n.x[0].dtype();
-  Tensor c = n.i1 == 1 ? (is_complex(g.dtype()) ? T::real(s, g) : g)
-                       : T::mul(s, T::cast(s, T::imag(s, T::mul(s, T::conj(s, g), n.y)), dt), c128(0, -1));
+  Tensor c;
+  if (g[1].defined()) c = is_complex(g[1].dtype()) ? T::real(s, g[1]) : g[1];
+  if (g[0].defined() && is_complex(dt))
+    c = detail::add_maybe(s, c, T::mul(s, T::cast(s, T::imag(s, T::mul(s, T::conj(s, g[0]), n.y[0])), dt), c128(0, -1)));
+  if (!c.defined()) return;  // only the real sign had a cotangent: it is piecewise constant
   out[0] = {T::mul(s, adjoint(s, T::inv(s, n.x[0])), batch_as_matrix(s, c)), true};
 }
 
@@ -68,7 +68,7 @@ void vjp_slogdet(Session& s, const Node& n, const Tensor& g, Grad* out) {
 //   Ā  = −Pᴴ·P̄·Pᴴ + (I − A·P)·P̄ᴴ·P·Pᴴ + Pᴴ·P·P̄ᴴ·(I − P·A).
 Tensor jvp_pinv(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined()) return {};
-  const Tensor &a = n.x[0], &p = n.y, &da = t[0];
+  const Tensor &a = n.x[0], &p = n.y[0], &da = t[0];
   Tensor dah = adjoint(s, da);
   Tensor r = T::neg(s, mm(s, mm(s, p, da), p));
   Tensor left = T::sub(s, dah, mm(s, mm(s, dah, a), p));   // dAᴴ·(I − A·P)   [N, M]
@@ -77,7 +77,7 @@ Tensor jvp_pinv(Session& s, const Node& n, const Tensor* t) {
   return T::add(s, r, mm(s, right, mm_ah(s, p, p)));
 }
 void vjp_pinv(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const Tensor &a = n.x[0], &p = n.y;
+  const Tensor &a = n.x[0], &p = n.y[0];
   Tensor gh = adjoint(s, g);
   Tensor r = T::neg(s, mm_bh(s, mm_ah(s, p, g), p));
   Tensor x2 = mm(s, gh, mm_bh(s, p, p));  // P̄ᴴ·P·Pᴴ            [M, N]
@@ -94,21 +94,18 @@ void vjp_pinv(Session& s, const Node& n, const Tensor& g, Grad* out) {
 // residual R = B − A·X:
 //   dX = P·(dB − dA·X) + P·Pᴴ·dAᴴ·R + (I − P·A)·dAᴴ·Pᴴ·X;
 //   B̄ = Pᴴ·X̄,  Ā = −B̄·Xᴴ + R·(P·B̄)ᴴ + Pᴴ·X·(X̄ − Aᴴ·B̄)ᴴ.
-// The S output (role i1 = 1, svd driver): singular values of A, dσ_k = Re(u_kᴴ·dA·v_k),
-// Ā = U·diag(σ̄)·Vᴴ (distinct non-zero singular values).
-struct LstsqMats {
-  Tensor b, x;  ///< B [M, K, b...] and X [N, K, b...] (vectors viewed as one column)
-};
-Tensor jvp_lstsq(Session& s, const Node& n, const Tensor* t) {
+// The S output (y[2], svd driver): singular values of A, dσ_k = Re(u_kᴴ·dA·v_k),
+// Ā = U·diag(σ̄)·Vᴴ (distinct non-zero singular values). Node: x = {A, B, P}, y = {X, -, S}
+// (the rank is an integer constant).
+void jvp_lstsq(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
   const Tensor& a = n.x[0];
-  if (n.i1 == 1) {  // singular values (a one-input node: t[1] does not exist)
-    if (!t[0].defined()) return {};
+  if (t[0].defined() && n.y[2].defined()) {
     SvdResult r = T::svd(s, a, SvdMode::thin);
-    return T::real(s, T::sum(s, T::mul(s, mm_ah(s, r.U, t[0]), detail::conj_if_complex(s, r.Vh)), {1}));
+    dy[2] = T::real(s, T::sum(s, T::mul(s, mm_ah(s, r.U, t[0]), detail::conj_if_complex(s, r.Vh)), {1}));
   }
-  if (!t[0].defined() && !t[1].defined()) return {};
+  if (!t[0].defined() && !t[1].defined()) return;
   const Tensor& p = n.x[2];
-  Tensor x = as_column(s, n.y);
+  Tensor x = as_column(s, n.y[0]);
   Tensor rhs;  // dB − dA·X
   if (t[1].defined()) rhs = as_column(s, t[1]);
   if (t[0].defined()) rhs = rhs.defined() ? T::sub(s, rhs, mm(s, t[0], x)) : T::neg(s, mm(s, t[0], x));
@@ -120,26 +117,28 @@ Tensor jvp_lstsq(Session& s, const Node& n, const Tensor* t) {
     Tensor u = mm_ah(s, da, mm_ah(s, p, x));  // dAᴴ·Pᴴ·X   [N, K]
     dx = T::add(s, dx, T::sub(s, u, mm(s, p, mm(s, a, u))));
   }
-  return n.y.rank() == 1 ? T::reshape(s, dx, {dx.extent(0)}) : dx;
+  dy[0] = n.y[0].rank() == 1 ? T::reshape(s, dx, {dx.extent(0)}) : dx;
 }
-void vjp_lstsq(Session& s, const Node& n, const Tensor& g, Grad* out) {
+void vjp_lstsq(Session& s, const Node& n, const Tensor* g, Grad* out) {
   const Tensor& a = n.x[0];
-  if (n.i1 == 1) {
+  Tensor ga;
+  if (g[2].defined() && n.in[0].kind) {
     SvdResult r = T::svd(s, a, SvdMode::thin);
-    Tensor us = T::mul(s, r.U, batch_as_vector(s, is_complex(g.dtype()) ? T::real(s, g) : g));
-    out[0] = {mm(s, us, r.Vh), true};
-    return;
+    Tensor us = T::mul(s, r.U, batch_as_vector(s, is_complex(g[2].dtype()) ? T::real(s, g[2]) : g[2]));
+    ga = mm(s, us, r.Vh);
   }
-  const Tensor& p = n.x[2];
-  Tensor x = as_column(s, n.y), gx = as_column(s, g);
-  Tensor gb = mm_ah(s, p, gx);  // B̄ = Pᴴ·X̄   [M, K]
-  if (n.in[0].kind) {
-    Tensor res = T::sub(s, as_column(s, n.x[1]), mm(s, a, x));
-    Tensor ga = T::sub(s, mm_bh(s, res, mm(s, p, gb)), mm_bh(s, gb, x));
-    ga = T::add(s, ga, mm_bh(s, mm_ah(s, p, x), T::sub(s, gx, mm_ah(s, a, gb))));
-    out[0] = {std::move(ga), true};
+  if (g[0].defined()) {
+    const Tensor& p = n.x[2];
+    Tensor x = as_column(s, n.y[0]), gx = as_column(s, g[0]);
+    Tensor gb = mm_ah(s, p, gx);  // B̄ = Pᴴ·X̄   [M, K]
+    if (n.in[0].kind) {
+      Tensor res = T::sub(s, as_column(s, n.x[1]), mm(s, a, x));
+      Tensor gx_a = T::sub(s, mm_bh(s, res, mm(s, p, gb)), mm_bh(s, gb, x));
+      ga = detail::add_maybe(s, ga, T::add(s, gx_a, mm_bh(s, mm_ah(s, p, x), T::sub(s, gx, mm_ah(s, a, gb)))));
+    }
+    if (n.in[1].kind) out[1] = {n.x[1].rank() == 1 ? T::reshape(s, gb, {gb.extent(0)}) : std::move(gb), true};
   }
-  if (n.in[1].kind) out[1] = {n.x[1].rank() == 1 ? T::reshape(s, gb, {gb.extent(0)}) : std::move(gb), true};
+  if (ga.defined()) out[0] = {std::move(ga), true};
 }
 
 // ---- norms. Note [Norm rules]: every norm here is a real y = f(A) whose linearisation
@@ -230,9 +229,9 @@ void vjp_norm(Session& s, const Node& n, const Tensor& g, Grad* out) {
 
 namespace detail {
 void register_linalg_misc_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
-  t[static_cast<int>(OpId::slogdet)] = {jvp_slogdet, vjp_slogdet};
+  t[static_cast<int>(OpId::slogdet)] = {nullptr, nullptr, jvp_slogdet, vjp_slogdet};
   t[static_cast<int>(OpId::pinv)] = {jvp_pinv, vjp_pinv};
-  t[static_cast<int>(OpId::lstsq)] = {jvp_lstsq, vjp_lstsq};
+  t[static_cast<int>(OpId::lstsq)] = {nullptr, nullptr, jvp_lstsq, vjp_lstsq};
   t[static_cast<int>(OpId::matrix_norm)] = {jvp_norm, vjp_norm};
   t[static_cast<int>(OpId::vector_norm)] = {jvp_norm, vjp_norm};
 }
@@ -240,16 +239,12 @@ void register_linalg_misc_rules(std::array<Rules, tenferro::detail::kNumOps>& t)
 
 SlogdetPair slogdet(Context& ctx, const EagerTensor& a) {
   SlogdetResult r = T::slogdet(ctx.session(), a.value());
-  // Note [Role-tagged nodes]: one node per differentiable output, both saving A.
-  const auto fill = [&](std::int64_t role) {
-    return [&a, role](Node& n) {
-      n.x[0] = a.value();
-      n.i1 = role;
-    };
-  };
-  EagerTensor sign = is_complex(r.sign.dtype()) ? finish<1>(ctx, OpId::slogdet, std::move(r.sign), {&a}, fill(0))
-                                                : EagerTensor(std::move(r.sign));
-  return {std::move(sign), finish<1>(ctx, OpId::slogdet, std::move(r.logabsdet), {&a}, fill(1))};
+  const bool complex_a = is_complex(r.sign.dtype());
+  Tensor ys[] = {std::move(r.sign), std::move(r.logabsdet)};
+  const EagerTensor* in[] = {&a};
+  detail::MultiOut o = detail::finish_multi(ctx, OpId::slogdet, ys, in, [&](Node& n) { n.x[0] = a.value(); });
+  if (!complex_a) o.e[0] = EagerTensor(o.e[0].value());  // a real sign is piecewise constant
+  return {std::move(o.e[0]), std::move(o.e[1])};
 }
 
 EagerTensor pinv(Context& ctx, const EagerTensor& a, double rtol) {
@@ -259,20 +254,16 @@ EagerTensor pinv(Context& ctx, const EagerTensor& a, double rtol) {
 LstsqSolution lstsq(Context& ctx, const EagerTensor& a, const EagerTensor& b, LstsqDriver driver, double rcond) {
   Session& s = ctx.session();
   LstsqResult r = T::lstsq(s, a.value(), b.value(), driver, rcond);
-  EagerTensor x = finish<2>(ctx, OpId::lstsq, std::move(r.X), {&a, &b}, [&](Node& n) {
+  Tensor ys[] = {std::move(r.X), std::move(r.rank), std::move(r.S)};
+  const EagerTensor* in[] = {&a, &b};
+  detail::MultiOut o = detail::finish_multi(ctx, OpId::lstsq, ys, in, [&](Node& n) {
     n.x[0] = a.value();
     n.x[1] = b.value();
     // P = A⁺ with the driver's truncation (gels assumes full rank: no truncation rule of
     // its own, pinv's default tolerance).
     n.x[2] = T::pinv(s, a.value(), driver == LstsqDriver::svd ? rcond : -1.0);
-    n.i1 = 0;
   });
-  EagerTensor sv;
-  if (r.S.defined()) sv = finish<1>(ctx, OpId::lstsq, std::move(r.S), {&a}, [&](Node& n) {
-    n.x[0] = a.value();
-    n.i1 = 1;
-  });
-  return {std::move(x), EagerTensor(std::move(r.rank)), std::move(sv)};
+  return {std::move(o.e[0]), EagerTensor(o.e[1].value()), std::move(o.e[2])};
 }
 
 EagerTensor matrix_norm(Context& ctx, const EagerTensor& a, MatrixNorm kind) {

@@ -3,10 +3,10 @@
 //
 // Note [LU rules] (P·A = L·U with partial pivoting; P is piecewise constant, so it and
 // the pivots are constants: their tangents are zero). lu and lu_factor record ONE node
-// whose value is the packed factor F [M, N, b...] (L strictly below the diagonal, unit
-// diagonal implied; U on and above it), the packed multi-output value of Note [Packed
-// multi-output nodes] (rules_linalg.cpp) in LAPACK's own layout: it serves square, tall
-// and wide A alike, and lu's L and U are recorded tril/triu/slice views of it. With
+// whose value is the factor F [M, N, b...] in LAPACK's own layout (L strictly below the
+// diagonal, unit diagonal implied; U on and above it; lu_factor's first output, its
+// pivots a constant): it serves square, tall and wide A alike, and lu's L and U are
+// recorded tril/triu/slice views of it, so lu's node is lu_factor's. With
 // K = min(M, N), L₁, U₁ the leading K×K blocks, A' = P·A:
 //   square:  C = L₁⁻¹·dA'·U₁⁻¹, dL = L₁·tril(C, −1), dU = triu(C)·U₁;
 //            Ā' = L₁⁻ᴴ·(tril(L₁ᴴ·L̄, −1) + triu(Ū·U₁ᴴ))·U₁⁻ᴴ;
@@ -38,7 +38,7 @@
 // phase convention (largest component real), so only gauge-invariant functions of V
 // (|V|², V·f(diag w)·V⁻¹, the eigenvalues) are differentiated correctly; for such a loss
 // Im diag(Vᴴ·V̄) = 0 and the dropped phase term does not matter. eigvals records an eig
-// node whose value is w alone (the node keeps V, which the rules need).
+// node whose outputs are w and V and exposes only w.
 #include <utility>
 #include <vector>
 
@@ -77,52 +77,34 @@ Tensor u_solve(Session& s, const Tensor& f, const Tensor& b, Side side, MatOp op
 /// L = tril(F, −1) + I of a square packed block.
 Tensor unit_lower(Session& s, const Tensor& f) { return T::add(s, T::tril(s, f, -1), Tensor::eye(f.extent(0), f.dtype())); }
 
-/// Row order of P·X from LAPACK's pivots [K, b...] (0-based sequential interchanges:
-/// row i swapped with row pivots[i]): (P·X) row i = X row perm[i]. With `inverse`, the
-/// order of Pᵀ·X. Returned as i64 [M, 1, b...]: the index of take_along_axis on axis 0.
-/// Built in the rules, only when a permutation is applied (the forward keeps pivots).
-Tensor pivot_rows(Session& s, const Tensor& pivots, std::int64_t m, bool inverse) {
-  const Tensor pv = T::to_contiguous(s, pivots);
-  const std::int64_t k = pv.extent(0);
+/// perm [M, 1, b...] (i64; (P·X) row i = X row perm[i]) from LAPACK's pivots [K, b...]:
+/// the take_along_axis index on axis 0. Built in the rules, only when a permutation is
+/// applied (the forward keeps pivots).
+Tensor pivot_rows(Session& s, const Tensor& pivots, std::int64_t m) {
+  Tensor perm = T::lu_pivots_to_permutation(s, pivots, m);
   Dims shape{m, 1};
-  std::int64_t nb = 1;
-  for (int i = 1; i < pv.rank(); ++i) {
-    shape.push_back(pv.extent(i));
-    nb *= pv.extent(i);
-  }
-  Tensor out = Tensor::empty(shape.span(), DType::i64);
-  std::int64_t* o = out.mutable_data_ptr<std::int64_t>();
-  const std::int64_t* p = pv.data_ptr<std::int64_t>();
-  std::vector<std::int64_t> perm(static_cast<std::size_t>(m));
-  for (std::int64_t b = 0; b < nb; ++b) {
-    for (std::int64_t i = 0; i < m; ++i) perm[i] = i;
-    for (std::int64_t i = 0; i < k; ++i) std::swap(perm[i], perm[p[b * k + i]]);
-    std::int64_t* r = o + b * m;
-    for (std::int64_t i = 0; i < m; ++i) {
-      if (inverse) r[perm[i]] = i;
-      else r[i] = perm[i];
-    }
-  }
-  return out;
+  for (int i = 1; i < perm.rank(); ++i) shape.push_back(perm.extent(i));
+  return perm.reshape_view(shape.span());
 }
-/// P·X (or Pᵀ·X) for X [M, K, b...] by a row gather.
-Tensor permute_rows(Session& s, const Tensor& x, const Tensor& pivots, bool transpose) {
-  return T::take_along_axis(s, x, pivot_rows(s, pivots, x.extent(0), transpose), 0);
-}
-
 /// P [M, M, b...] in `dtype` with P·A = L·U: row i of P is row perm[i] of I.
 Tensor permutation_matrix(Session& s, const Tensor& pivots, std::int64_t m, DType dtype) {
   Dims shape{m, m}, dims{0, 1};
   for (int i = 1; i < pivots.rank(); ++i) shape.push_back(pivots.extent(i));
   Tensor eye = Tensor::eye(m, dtype);
   if (shape.size() > 2) eye = T::broadcast_in_dim_view(eye, shape.span(), dims.span());
-  return T::take_along_axis(s, eye, pivot_rows(s, pivots, m, false), 0);
+  return T::take_along_axis(s, eye, pivot_rows(s, pivots, m), 0);
+}
+/// P·X (a row gather) or, with `transpose`, Pᵀ·X (a product with the permutation matrix;
+/// the rules that need it cost O(M³) already) for X [M, K, b...].
+Tensor permute_rows(Session& s, const Tensor& x, const Tensor& pivots, bool transpose) {
+  if (!transpose) return T::take_along_axis(s, x, pivot_rows(s, pivots, x.extent(0)), 0);
+  return mm_ah(s, permutation_matrix(s, pivots, x.extent(0), x.dtype()), x);
 }
 
 // ---- lu / lu_factor (Note [LU rules]). Node: y = F, x[0] = pivots.
 Tensor jvp_lu(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined()) return {};
-  const Tensor& f = n.y;
+  const Tensor& f = n.y[0];
   const std::int64_t m = f.extent(0), nn = f.extent(1), k = std::min(m, nn);
   if (k == 0) return detail::zeros_like(s, f);
   const Tensor f1 = f.slice_view(0, 0, k).slice_view(1, 0, k);
@@ -142,7 +124,7 @@ Tensor jvp_lu(Session& s, const Node& n, const Tensor* t) {
   return d1;
 }
 void vjp_lu(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const Tensor& f = n.y;
+  const Tensor& f = n.y[0];
   const std::int64_t m = f.extent(0), nn = f.extent(1), k = std::min(m, nn);
   if (k == 0) {
     out[0] = {detail::zeros_like(s, f), true};
@@ -176,7 +158,7 @@ Tensor jvp_lu_solve(Session& s, const Node& n, const Tensor* t) {
   Tensor r;
   if (t[2].defined()) r = permute_rows(s, as_column(s, t[2]), n.x[1], false);  // P·dB
   if (t[0].defined()) {
-    const Tensor x = as_column(s, n.y);
+    const Tensor x = as_column(s, n.y[0]);
     Tensor ux = mm(s, T::triu(s, f, 0), x);
     Tensor e = T::add(s, mm(s, T::tril(s, t[0], -1), ux), mm(s, unit_lower(s, f), mm(s, T::triu(s, t[0], 0), x)));
     r = r.defined() ? T::sub(s, r, e) : T::neg(s, e);
@@ -189,7 +171,7 @@ void vjp_lu_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
   Tensor w = u_solve(s, f, as_column(s, g), Side::left, MatOp::adjoint);  // U⁻ᴴ·X̄
   Tensor z = l_solve(s, f, w, MatOp::adjoint);                          // L⁻ᴴ·U⁻ᴴ·X̄
   if (n.in[0].kind) {
-    const Tensor x = as_column(s, n.y);
+    const Tensor x = as_column(s, n.y[0]);
     Tensor ux = mm(s, T::triu(s, f, 0), x);
     out[0] = {T::neg(s, T::add(s, T::tril(s, mm_bh(s, z, ux), -1), T::triu(s, mm_bh(s, w, x), 0))), true};
   }
@@ -199,42 +181,31 @@ void vjp_lu_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
   }
 }
 
-// ---- eig (Note [eig rules]). Node: y = [wᵀ; V] packed (i0 = 0), or y = w with
-// x[0] = V (i0 = 1: eigvals).
-struct EigParts {
-  Tensor w, v;
-};
-EigParts eig_parts(const Node& n) {
-  if (n.i0) return {n.y, n.x[0]};
-  return {packed_row0(n.y), n.y.slice_view(0, 1, n.y.extent(0))};
-}
+// ---- eig (Note [eig rules]): one node with outputs w and V (Note [Multi-output nodes]
+// in tape.hpp); i0 = 1 for eigvals (only w is exposed, so the JVP skips dV). A loss of
+// the eigenvalues alone leaves V̄ a symbolic zero and the VJP never forms F (exact at
+// repeated eigenvalues while V stays invertible).
 /// Re diag(Vᴴ·X) as [N, b...] (column-wise Re Σ_k conj(V_ki)·X_ki, no N×N product).
 Tensor re_col_dots(Session& s, const Tensor& v, const Tensor& x) {
   return T::real(s, T::sum(s, T::mul(s, T::conj(s, v), x), {0}));
 }
-Tensor jvp_eig(Session& s, const Node& n, const Tensor* t) {
-  if (!t[0].defined()) return {};
-  const EigParts e = eig_parts(n);
-  const Tensor& v = e.v;
+void jvp_eig(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
+  if (!t[0].defined()) return;
+  const Tensor &w = n.y[0], &v = n.y[1];
   const Tensor da = T::cast(s, t[0], v.dtype());
   Tensor delta = T::solve(s, v, mm(s, da, v));  // V⁻¹·dA·V
-  Tensor dw = diag_part(s, delta);
-  if (n.i0) return dw;
-  Tensor x = mm(s, v, T::mul(s, inverse_gaps(s, e.w, v.dtype()), delta));
-  Tensor dv = T::sub(s, x, scale_columns(s, v, re_col_dots(s, v, x)));
-  Dims row{1};
-  for (int i = 0; i < dw.rank(); ++i) row.push_back(dw.extent(i));
-  return T::concatenate(s, {T::reshape(s, dw, row.span()), dv}, 0);
+  dy[0] = diag_part(s, delta);
+  if (n.i0) return;
+  Tensor x = mm(s, v, T::mul(s, inverse_gaps(s, w, v.dtype()), delta));
+  dy[1] = T::sub(s, x, scale_columns(s, v, re_col_dots(s, v, x)));
 }
-void vjp_eig(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const EigParts e = eig_parts(n);
-  const Tensor& v = e.v;
-  const Tensor gw = n.i0 ? g : packed_row0(g);
-  Tensor inner = diag_embed(s, gw.dtype() == v.dtype() ? gw : T::cast(s, gw, v.dtype()));
-  if (!n.i0) {
-    const Tensor gv = g.slice_view(0, 1, g.extent(0));
-    Tensor m = T::sub(s, mm_ah(s, v, gv), scale_columns(s, mm_ah(s, v, v), re_col_dots(s, v, gv)));
-    inner = T::add(s, inner, T::mul(s, T::conj(s, inverse_gaps(s, e.w, v.dtype())), m));
+void vjp_eig(Session& s, const Node& n, const Tensor* g, Grad* out) {
+  const Tensor &w = n.y[0], &v = n.y[1];
+  Tensor inner;
+  if (g[0].defined()) inner = diag_embed(s, g[0].dtype() == v.dtype() ? g[0] : T::cast(s, g[0], v.dtype()));
+  if (g[1].defined()) {
+    Tensor m = T::sub(s, mm_ah(s, v, g[1]), scale_columns(s, mm_ah(s, v, v), re_col_dots(s, v, g[1])));
+    inner = detail::add_maybe(s, inner, T::mul(s, T::conj(s, inverse_gaps(s, w, v.dtype())), m));
   }
   out[0] = {T::solve(s, adjoint(s, v), mm_bh(s, inner, v)), true};  // V⁻ᴴ·(…)·Vᴴ
 }
@@ -246,7 +217,7 @@ void register_lu_eig_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
   t[static_cast<int>(OpId::lu)] = {jvp_lu, vjp_lu};
   t[static_cast<int>(OpId::lu_factor)] = {jvp_lu, vjp_lu};
   t[static_cast<int>(OpId::lu_solve)] = {jvp_lu_solve, vjp_lu_solve};
-  t[static_cast<int>(OpId::eig)] = {jvp_eig, vjp_eig};
+  t[static_cast<int>(OpId::eig)] = {nullptr, nullptr, jvp_eig, vjp_eig};
 }
 }  // namespace detail
 
@@ -293,27 +264,24 @@ EagerTensor lu_solve(Context& ctx, const EagerTensor& lu, const Tensor& pivots, 
   });
 }
 
+namespace {
+/// The eig node of eig and eigvals (i0 = 1: only w is exposed).
+detail::MultiOut record_eig(Context& ctx, const EagerTensor& a, bool values_only) {
+  EigResult r = T::eig(ctx.session(), a.value());
+  Tensor ys[] = {std::move(r.W), std::move(r.V)};
+  const EagerTensor* in[] = {&a};
+  return detail::finish_multi(ctx, OpId::eig, ys, in, [&](Node& n) { n.i0 = values_only ? 1 : 0; });
+}
+}  // namespace
+
 EigPair eig(Context& ctx, const EagerTensor& a) {
-  Session& s = ctx.session();
-  EigResult r = T::eig(s, a.value());
-  if (!detail::differentiable(a)) return {EagerTensor(std::move(r.W)), EagerTensor(std::move(r.V))};
-  // Note [Packed multi-output nodes]: Y = [wᵀ; V], [N + 1, N, b...] complex.
-  Dims row{1};
-  for (int i = 0; i < r.W.rank(); ++i) row.push_back(r.W.extent(i));
-  Tensor y = T::concatenate(s, {T::reshape(s, r.W, row.span()), r.V}, 0);
-  EagerTensor packed = finish<1>(ctx, OpId::eig, std::move(y), {&a}, [](Node& n) { n.i0 = 0; });
-  const std::int64_t n = packed.value().extent(0);
-  return {reshape(ctx, rows(ctx, packed, 0, 1), r.W.shape().span()), rows(ctx, packed, 1, n)};
+  detail::MultiOut o = record_eig(ctx, a, false);
+  return {std::move(o.e[0]), std::move(o.e[1])};
 }
 
 EagerTensor eigvals(Context& ctx, const EagerTensor& a) {
-  Session& s = ctx.session();
-  if (!detail::differentiable(a)) return EagerTensor(T::eigvals(s, a.value()));
-  EigResult r = T::eig(s, a.value());  // the rules need V
-  return finish<1>(ctx, OpId::eig, std::move(r.W), {&a}, [&](Node& n) {
-    n.i0 = 1;
-    n.x[0] = r.V;
-  });
+  if (!detail::differentiable(a)) return EagerTensor(T::eigvals(ctx.session(), a.value()));
+  return std::move(record_eig(ctx, a, true).e[0]);  // the rules need V
 }
 
 }  // namespace tenferro::ad

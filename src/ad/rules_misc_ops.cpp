@@ -126,7 +126,7 @@ Tensor jvp_grouped_gemm(Session& s, const Node& n, const Tensor* t) {
     r = T::mul(s, t[2], n.sx[1]);
     acc = 1.0;
   } else {
-    r = Tensor::empty(n.y.shape().span(), n.y.dtype());
+    r = Tensor::empty(n.y[0].shape().span(), n.y[0].dtype());
   }
   if (t[0].defined()) {
     T::dot_general_into(s, t[0], n.x[1], d, r, n.sx[0], acc);

@@ -5,6 +5,7 @@
 //   so zeros (even several) give exact results.
 // - max/min: the cotangent is split equally among tied extrema (JAX's rule).
 // - logsumexp, and the ops along one axis (cumsum, cumprod, softmax, log_softmax).
+#include "ad/emit.hpp"
 #include "ad/tape.hpp"
 #include "tenferro/structural.hpp"
 
@@ -57,26 +58,13 @@ Tensor sum_like(Session& s, const Node& n, const Tensor& t) {
   return T::sum(s, t, n.axes.span(), n.keepdims);
 }
 
-/// A compact tensor of x's shape filled with the single value of g (g's dtype).
-Tensor filled_like(const Tensor& x, const Tensor& g) {
-  std::int64_t shape[kMaxRank];
-  for (int i = 0; i < x.rank(); ++i) shape[i] = x.extent(i);
-  Tensor t = Tensor::empty(std::span<const std::int64_t>(shape, static_cast<std::size_t>(x.rank())), g.dtype());
-  visit_dtype<DTypeSet::inexact>("sum", g.dtype(), [&](auto tag) {
-    using V = typename decltype(tag)::type;
-    const V v = *g.data_ptr<V>();
-    V* p = t.mutable_data_ptr<V>();
-    for (std::int64_t i = 0, e = t.numel(); i < e; ++i) p[i] = v;
-  });
-  return t;
-}
 // A full sum of a small tensor hands on a compact owned cotangent rather than a
 // broadcast view, so the rules upstream take the elementwise fast path and work in place
 // (Note [In-place cotangents] in rules_elementwise.cpp); large inputs keep the free view.
 constexpr std::int64_t kMaterializeSumCotangent = 4096;
 void vjp_sum(Session& s, const Node& n, const Tensor& g, Grad* out) {
   if (g.numel() == 1 && n.x[0].numel() <= kMaterializeSumCotangent && is_inexact(g.dtype())) {
-    out[0] = {filled_like(n.x[0], g), true};
+    out[0] = {detail::filled_like(n.x[0], g), true};  // Note [Eager emitter]
     return;
   }
   out[0] = {expand(s, n, g), false};
@@ -84,7 +72,7 @@ void vjp_sum(Session& s, const Node& n, const Tensor& g, Grad* out) {
 Tensor jvp_sum(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? sum_like(s, n, t[0]) : Tensor(); }
 
 double mean_count(const Node& n) {
-  const std::int64_t ny = n.y.numel();
+  const std::int64_t ny = n.y[0].numel();
   return ny == 0 ? 1.0 : static_cast<double>(n.x[0].numel()) / static_cast<double>(ny);
 }
 void vjp_mean(Session& s, const Node& n, const Tensor& g, Grad* out) {
@@ -107,7 +95,7 @@ Tensor jvp_sum_squares(Session& s, const Node& n, const Tensor* t) {
 
 // max/min: weights mask/count where mask marks the elements equal to the extremum.
 Tensor extremum_weights(Session& s, const Node& n) {
-  Tensor mask = T::cast(s, T::eq(s, n.x[0], expand(s, n, n.y)), n.x[0].dtype());
+  Tensor mask = T::cast(s, T::eq(s, n.x[0], expand(s, n, n.y[0])), n.x[0].dtype());
   const Dims axes = reduced_axes(n);
   return T::div(s, mask, T::sum(s, mask, axes.span(), true));
 }
@@ -118,45 +106,43 @@ Tensor jvp_extremum(Session& s, const Node& n, const Tensor* t) {
   return t[0].defined() ? sum_like(s, n, T::mul(s, t[0], extremum_weights(s, n))) : Tensor();
 }
 
-// Note [prod with zeros]: others[i] = Π_{j≠i} x[j] over each reduced slice, by moving the
-// reduced axes first (so each slice is contiguous), one prefix pass and one suffix pass.
-template <class V> void others_kernel(const V* x, V* o, std::int64_t slices, std::int64_t len) {
-  for (std::int64_t m = 0; m < slices; ++m) {
-    const V* xs = x + m * len;
-    V* os = o + m * len;
-    V acc(1);
-    for (std::int64_t i = 0; i < len; ++i) {
-      os[i] = acc;
-      acc *= xs[i];
-    }
-    acc = V(1);
-    for (std::int64_t i = len - 1; i >= 0; --i) {
-      os[i] *= acc;
-      acc *= xs[i];
-    }
-  }
+/// t reversed along `axis` (a negative-stride view: no copy).
+Tensor flip(const Tensor& t, std::int64_t axis) {
+  return t.slice_view(static_cast<int>(axis), Tensor::kSliceEnd, Tensor::kSliceEnd, -1);
 }
+/// t shifted by d (> 0: towards higher indices, < 0: lower) along `axis`, the vacated
+/// entries `fill`: one pad op (low d, high -d crops what falls off).
+Tensor shift(Session& s, const Tensor& t, std::int64_t axis, std::int64_t d, Scalar fill) {
+  Dims low(t.rank(), 0), high(t.rank(), 0), interior(t.rank(), 0);
+  low[static_cast<int>(axis)] = d;
+  high[static_cast<int>(axis)] = -d;
+  return T::pad(s, t, fill, low.span(), high.span(), interior.span());
+}
+// Note [prod with zeros]: others[i] = Π_{j≠i} x[j] over each reduced slice, exact with
+// zeros (no division): the reduced axes are moved first and flattened into one axis,
+// and others = (exclusive cumprod from the front) · (exclusive cumprod from the back),
+// each a cumprod op and a shift.
 Tensor prod_others(Session& s, const Node& n) {
   const Tensor& x = n.x[0];
   const std::uint64_t m = reduced_mask(n);
-  Dims perm, inv(x.rank(), 0);
-  std::int64_t len = 1;
+  Dims perm, inv(x.rank(), 0), flat{1};
   for (int i = 0; i < x.rank(); ++i)
     if (m >> i & 1) {
       perm.push_back(i);
-      len *= x.extent(i);
+      flat[0] *= x.extent(i);
     }
   for (int i = 0; i < x.rank(); ++i)
-    if (!(m >> i & 1)) perm.push_back(i);
+    if (!(m >> i & 1)) {
+      perm.push_back(i);
+      flat.push_back(x.extent(i));
+    }
   for (int i = 0; i < perm.size(); ++i) inv[static_cast<int>(perm[i])] = i;
   Tensor xp = T::transpose(s, x, perm.span());
-  Tensor o = Tensor::empty(xp.shape().span(), x.dtype());
-  const std::int64_t slices = len == 0 ? 0 : x.numel() / len;
-  visit_dtype<DTypeSet::inexact>("prod", x.dtype(), [&](auto tag) {
-    using V = typename decltype(tag)::type;
-    others_kernel(xp.data_ptr<V>(), o.mutable_data_ptr<V>(), slices, len);
-  });
-  return o.permute_view(inv.span());
+  if (x.numel() == 0) return xp.permute_view(inv.span());
+  Tensor xf = T::reshape(s, xp, flat.span());
+  Tensor front = shift(s, T::cumprod(s, xf, 0), 0, 1, 1.0);
+  Tensor back = flip(shift(s, T::cumprod(s, flip(xf, 0), 0), 0, 1, 1.0), 0);
+  return T::reshape(s, T::mul(s, front, back), xp.shape().span()).permute_view(inv.span());
 }
 void vjp_prod(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {T::mul(s, expand(s, n, g), detail::conj_if_complex(s, prod_others(s, n))), true};
@@ -178,7 +164,7 @@ Tensor jvp_vdot(Session& s, const Node& n, const Tensor* t) {
 }
 
 // logsumexp: y = log Σ e^x; dy = Σ w·dx with w = e^(x - y) (the softmax weights).
-Tensor lse_weights(Session& s, const Node& n) { return T::exp(s, T::sub(s, n.x[0], expand(s, n, n.y))); }
+Tensor lse_weights(Session& s, const Node& n) { return T::exp(s, T::sub(s, n.x[0], expand(s, n, n.y[0]))); }
 void vjp_logsumexp(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {T::mul(s, expand(s, n, g), lse_weights(s, n)), true};
 }
@@ -189,18 +175,6 @@ Tensor jvp_logsumexp(Session& s, const Node& n, const Tensor* t) {
 // ---------------------------------------------------------------- along one axis
 // The node keeps x, y and the axis (normalized) in i0.
 
-/// t reversed along `axis` (a negative-stride view: no copy).
-Tensor flip(const Tensor& t, std::int64_t axis) {
-  return t.slice_view(static_cast<int>(axis), Tensor::kSliceEnd, Tensor::kSliceEnd, -1);
-}
-/// t shifted by d (> 0: towards higher indices, < 0: lower) along `axis`, the vacated
-/// entries `fill`: one pad op (low d, high -d crops what falls off).
-Tensor shift(Session& s, const Tensor& t, std::int64_t axis, std::int64_t d, Scalar fill) {
-  Dims low(t.rank(), 0), high(t.rank(), 0), interior(t.rank(), 0);
-  low[static_cast<int>(axis)] = d;
-  high[static_cast<int>(axis)] = -d;
-  return T::pad(s, t, fill, low.span(), high.span(), interior.span());
-}
 /// The first-order linear recurrence h[k] = a[k]·h[k-1] + b[k] (h[-1] = 0) along
 /// `axis`, by the Hillis–Steele parallel prefix scan over the affine maps h -> a·h + b
 /// (composition (a1, b1) then (a2, b2) = (a1·a2, a2·b1 + b2); Blelloch, "Prefix sums and
@@ -225,7 +199,7 @@ Tensor jvp_cumsum(Session& s, const Node& n, const Tensor* t) { return t[0].defi
 // exclusive product e[k] = y[k-1] (e[0] = 1). Cotangent: gx[k] = conj(e[k])·r[k] with
 // r[k] = g[k] + conj(x[k+1])·r[k+1] (r[n] = 0), the adjoint recurrence, run on the
 // reversed axis. Neither divides by x, so zeros are exact (Note [prod with zeros]).
-Tensor exclusive_prod(Session& s, const Node& n) { return shift(s, n.y, n.i0, 1, 1.0); }
+Tensor exclusive_prod(Session& s, const Node& n) { return shift(s, n.y[0], n.i0, 1, 1.0); }
 void vjp_cumprod(Session& s, const Node& n, const Tensor& g, Grad* out) {
   Tensor next = detail::conj_if_complex(s, shift(s, n.x[0], n.i0, -1, 0.0));  // conj(x[k+1]), 0 at the end
   Tensor r = flip(linear_recurrence(s, flip(next, n.i0), flip(g, n.i0), n.i0), n.i0);
@@ -243,17 +217,17 @@ Tensor axis_sum(Session& s, const Node& n, const Tensor& t) {
 }
 // softmax: dy = y·(dx - Σ y·dx); vjp y·(g - Σ g·y) (real dtypes: self-adjoint).
 void vjp_softmax(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  out[0] = {T::mul(s, n.y, T::sub(s, g, axis_sum(s, n, T::mul(s, g, n.y)))), true};
+  out[0] = {T::mul(s, n.y[0], T::sub(s, g, axis_sum(s, n, T::mul(s, g, n.y[0])))), true};
 }
 Tensor jvp_softmax(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::mul(s, n.y, T::sub(s, t[0], axis_sum(s, n, T::mul(s, t[0], n.y)))) : Tensor();
+  return t[0].defined() ? T::mul(s, n.y[0], T::sub(s, t[0], axis_sum(s, n, T::mul(s, t[0], n.y[0])))) : Tensor();
 }
 // log_softmax: dy = dx - Σ p·dx, p = e^y; vjp g - p·Σ g.
 void vjp_log_softmax(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  out[0] = {T::sub(s, g, T::mul(s, T::exp(s, n.y), axis_sum(s, n, g))), true};
+  out[0] = {T::sub(s, g, T::mul(s, T::exp(s, n.y[0]), axis_sum(s, n, g))), true};
 }
 Tensor jvp_log_softmax(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::sub(s, t[0], axis_sum(s, n, T::mul(s, T::exp(s, n.y), t[0]))) : Tensor();
+  return t[0].defined() ? T::sub(s, t[0], axis_sum(s, n, T::mul(s, T::exp(s, n.y[0]), t[0]))) : Tensor();
 }
 
 EagerTensor along_axis(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, std::int64_t axis) {

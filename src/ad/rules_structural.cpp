@@ -60,7 +60,7 @@ void vjp_broadcast(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {T::reshape(s, red, x.shape().span()), !sum_axes.empty()};
 }
 Tensor jvp_broadcast(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::broadcast_in_dim(s, t[0], n.y.shape().span(), n.axes.span()) : Tensor();
+  return t[0].defined() ? T::broadcast_in_dim(s, t[0], n.y[0].shape().span(), n.axes.span()) : Tensor();
 }
 
 // ---- diagonals
@@ -320,14 +320,14 @@ EagerTensor concatenate(Context& ctx, std::span<const EagerTensor> xs, std::int6
   vals.reserve(xs.size());
   for (const auto& x : xs) vals.push_back(x.value());
   Tensor y = T::concatenate(ctx.session(), vals, axis);
-  return detail::finish_variadic(ctx, OpId::concatenate, std::move(y), xs, [&](Node& n) { n.i0 = norm_axis(axis, n.y.rank()); });
+  return detail::finish_variadic(ctx, OpId::concatenate, std::move(y), xs, [&](Node& n) { n.i0 = norm_axis(axis, n.y[0].rank()); });
 }
 EagerTensor stack(Context& ctx, std::span<const EagerTensor> xs, std::int64_t axis) {
   std::vector<Tensor> vals;
   vals.reserve(xs.size());
   for (const auto& x : xs) vals.push_back(x.value());
   Tensor y = T::stack(ctx.session(), vals, axis);
-  return detail::finish_variadic(ctx, OpId::stack, std::move(y), xs, [&](Node& n) { n.i0 = norm_axis(axis, n.y.rank()); });
+  return detail::finish_variadic(ctx, OpId::stack, std::move(y), xs, [&](Node& n) { n.i0 = norm_axis(axis, n.y[0].rank()); });
 }
 EagerTensor dynamic_slice(Context& ctx, const EagerTensor& x, const Tensor& start_indices, const Dims& slice_sizes) {
   return unary_node(ctx, OpId::dynamic_slice, T::dynamic_slice(ctx.session(), x.value(), start_indices, slice_sizes), x,

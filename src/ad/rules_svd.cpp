@@ -43,12 +43,12 @@
 // it keeps the ½F⁺ term. So the gradient is exact when the degenerate block does not enter
 // that term (losses of S alone, losses of singular triplets outside the degenerate
 // block), and otherwise misses U·(½(X + Xᴴ) on the pair's off-diagonal entries)·Vh for
-// L = Re⟨W, U·S·Vh⟩, X = Uᴴ·W·V (tested in ad_svd_test). The values-only path (svdvals) uses none of F⁻, F⁺, S⁻¹: it is exact and
-// finite for repeated and zero singular values.
+// L = Re⟨W, U·S·Vh⟩, X = Uᴴ·W·V (tested in ad_svd_test). The values-only path (svdvals,
+// and any loss of S alone: Ū and V̄h are symbolic zeros) uses none of F⁻, F⁺, S⁻¹: it is
+// exact and finite for repeated and zero singular values.
 //
-// Note [Packed multi-output nodes] (rules_linalg.cpp): ad::svd records one node whose
-// value packs Y = [U; Sᵀ; Vhᵀ] ([M + 1 + N, K, b...] in U's dtype; row M holds S) and
-// returns recorded row slices (S: the real part, Vh: a transpose of the last rows).
+// ad::svd and ad::svdvals record one node with the outputs U, S (real) and Vh (Note
+// [Multi-output nodes] in tape.hpp); svdvals exposes only S.
 #include <limits>
 
 #include "ad/linalg_util.hpp"
@@ -68,9 +68,9 @@ namespace {
 namespace T = ::tenferro;
 using namespace linalg_util;
 
-// Node layout. Packed node (i1 == 1): y = [U; Sᵀ; Vhᵀ], x[0] = S (real), i0 = M, sx[0] = η.
-// Values node (i1 == 0): y = S, x[0] = U, x[1] = Vh.
-constexpr std::int64_t kValues = 0, kPacked = 1;
+// Node layout: y = {U, S, Vh} (thin, or full with M == N), sx[0] = η; i1 = kValues when
+// only S is exposed (svdvals: the JVP computes dS alone).
+constexpr std::int64_t kValues = 0, kVectors = 1;
 
 /// v [K, b...] reshaped to [h0, h1, b...] where one of h0, h1 is K and the other 1.
 Tensor lead2(Session& s, const Tensor& v, std::int64_t h0, std::int64_t h1) {
@@ -107,104 +107,85 @@ Spectrum spectrum(Session& s, const Tensor& sv, double eta, DType dt) {
   return {as_dtype(s, fm, dt), as_dtype(s, fp, dt), reg(sv, eps)};
 }
 
-struct Packed {
-  Tensor u, srow, w;  ///< U [M, K, b...], S row [1, K, b...], Vhᵀ [N, K, b...] (views)
-};
-Packed unpack(const Tensor& y, std::int64_t m) {
-  const std::int64_t rows_total = y.extent(0);
-  return {y.slice_view(0, 0, m), y.slice_view(0, m, m + 1), y.slice_view(0, m + 1, rows_total)};
-}
-
-// ---- values node: y = S, x[0] = U, x[1] = Vh.
-//   JVP dS = Re diag(Uᴴ·dA·V) = Re Σ_m conj(U_mi)·(dA·V)_mi;  VJP Ā = U·diag(S̄)·Vh.
-Tensor jvp_values(Session& s, const Node& n, const Tensor* t) {
-  const Tensor &u = n.x[0], &vh = n.x[1];
-  Tensor dav = mm_bh(s, t[0], vh);  // dA·V [M, K, b...]
-  Tensor prod = T::mul(s, detail::conj_if_complex(s, u), dav);
+// dS = Re diag(Uᴴ·dA·V) = Re Σ_m conj(U_mi)·(dA·V)_mi.
+Tensor jvp_values(Session& s, const Tensor& u, const Tensor& vh, const Tensor& da) {
+  Tensor prod = T::mul(s, detail::conj_if_complex(s, u), mm_bh(s, da, vh));
   const std::int64_t ax0[] = {0};
   return real_part(s, T::sum(s, prod, ax0));
 }
-void vjp_values(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const Tensor &u = n.x[0], &vh = n.x[1];
-  out[0] = {mm(s, T::mul(s, u, as_row(s, as_dtype(s, g, u.dtype()))), vh), true};
-}
 
-// ---- packed node (thin, or full with M == N): Note [SVD rules].
-Tensor jvp_packed(Session& s, const Node& n, const Tensor* t) {
-  if (!t[0].defined()) return {};
-  const Tensor& da = t[0];
-  const std::int64_t m = n.i0;
-  const Packed p = unpack(n.y, m);
-  const DType dt = p.u.dtype();
-  const std::int64_t k = p.u.extent(1), nn = p.w.extent(0);
-  const Tensor& sv = n.x[0];
+// Note [SVD rules].
+void jvp_svd(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
+  if (!t[0].defined()) return;
+  const Tensor &da = t[0], &u = n.y[0], &sv = n.y[1], &vh = n.y[2];
+  if (n.i1 == kValues) {
+    dy[1] = jvp_values(s, u, vh, da);
+    return;
+  }
+  const DType dt = u.dtype();
+  const std::int64_t m = u.extent(0), k = u.extent(1), nn = vh.extent(1);
   const Spectrum sp = spectrum(s, sv, n.sx[0].to<double>(), dt);
-  const Tensor vh = p.w.permute_view(swap01(p.w.rank()).span());  // Vh [K, N]; V = vhᴴ
-  Tensor dav = mm_bh(s, da, vh);                                   // dA·V [M, K]
-  Tensor dp = mm_ah(s, p.u, dav);                                  // Uᴴ·dA·V [K, K]
+  Tensor dav = mm_bh(s, da, vh);  // dA·V [M, K]
+  Tensor dp = mm_ah(s, u, dav);   // Uᴴ·dA·V [K, K]
   // Ω_U = ½F⁻∘H + ½F⁺∘Q, Ω_V = ½F⁻∘H − ½F⁺∘Q with H = dP + dPᴴ, Q = dP − dPᴴ
   // (the diagonal of ½F⁺∘Q is the gauge term i·Im dP_ii/(2s_i)).
   Tensor dph = adjoint(s, dp);
   Tensor h = T::mul(s, sp.fm, T::add(s, dp, dph)), q = T::mul(s, sp.fp, T::sub(s, dp, dph));
   Tensor om_u = T::add(s, h, q), om_v = T::sub(s, h, q);
   Tensor inv_row = as_row(s, as_dtype(s, sp.inv_s, dt));
-  Tensor du, dv;
   if (m > k) {  // dU = U·(Ω_U − dP·S⁻¹) + dA·V·S⁻¹
-    du = T::add(s, mm(s, p.u, T::sub(s, om_u, T::mul(s, dp, inv_row))), T::mul(s, dav, inv_row));
+    dy[0] = T::add(s, mm(s, u, T::sub(s, om_u, T::mul(s, dp, inv_row))), T::mul(s, dav, inv_row));
   } else {
-    du = mm(s, p.u, om_u);
+    dy[0] = mm(s, u, om_u);
   }
+  Tensor dv;
   if (nn > k) {  // dV = V·(Ω_V − dPᴴ·S⁻¹) + dAᴴ·U·S⁻¹
-    dv = T::add(s, mm_ah(s, vh, T::sub(s, om_v, T::mul(s, adjoint(s, dp), inv_row))), T::mul(s, mm_ah(s, da, p.u), inv_row));
+    dv = T::add(s, mm_ah(s, vh, T::sub(s, om_v, T::mul(s, dph, inv_row))), T::mul(s, mm_ah(s, da, u), inv_row));
   } else {
     dv = mm_ah(s, vh, om_v);
   }
-  Tensor ds = as_dtype(s, real_part(s, diag_part(s, dp)), dt);
-  return T::concatenate(s, {du, as_row(s, ds), detail::conj_if_complex(s, dv)}, 0);
+  dy[1] = real_part(s, diag_part(s, dp));
+  dy[2] = adjoint(s, dv);  // dVh = dVᴴ
 }
-void vjp_packed(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const std::int64_t m = n.i0;
-  const Packed p = unpack(n.y, m), gp = unpack(g, m);
-  const DType dt = p.u.dtype();
-  const std::int64_t k = p.u.extent(1), nn = p.w.extent(0);
-  const Tensor& sv = n.x[0];
+void vjp_svd(Session& s, const Node& n, const Tensor* g, Grad* out) {
+  const Tensor &u = n.y[0], &sv = n.y[1], &vh = n.y[2], &gu = g[0], &gvh = g[2];
+  const DType dt = u.dtype();
+  const std::int64_t m = u.extent(0), k = u.extent(1), nn = vh.extent(1);
+  // diag(S̄) alone when Ū and V̄h are symbolic zeros: Ā = U·diag(S̄)·Vh, exact.
+  Tensor pbar;
+  if (g[1].defined()) pbar = T::mul(s, Tensor::eye(k, dt), as_row(s, as_dtype(s, real_part(s, g[1]), dt)));
+  if (!gu.defined() && !gvh.defined()) {
+    out[0] = {mm(s, mm(s, u, pbar), vh), true};
+    return;
+  }
   const Spectrum sp = spectrum(s, sv, n.sx[0].to<double>(), dt);
-  const Tensor vh = p.w.permute_view(swap01(p.w.rank()).span());
-  // J = Uᴴ·Ū, L = Vᴴ·V̄ = conj(Vhᵀᴴ·V̄hᵀ) (the packed rows hold Vhᵀ = conj(V)).
-  Tensor j = mm_ah(s, p.u, gp.u);
-  Tensor l = detail::conj_if_complex(s, mm_ah(s, p.w, gp.w));
-  // P̄ = ½F⁻∘(A_J + A_L) + ½F⁺∘(A_J − A_L) + diag(S̄), A_X = X − Xᴴ.
-  Tensor aj = T::sub(s, j, adjoint(s, j)), al = T::sub(s, l, adjoint(s, l));
-  Tensor pbar = T::add(s, T::mul(s, sp.fm, T::add(s, aj, al)), T::mul(s, sp.fp, T::sub(s, aj, al)));
-  Tensor sbar = real_part(s, gp.srow);  // [1, K, b...]
-  pbar = T::add(s, pbar, T::mul(s, Tensor::eye(k, dt), as_dtype(s, sbar, dt)));
+  // J = Uᴴ·Ū, L = Vᴴ·V̄ = Vh·V̄hᴴ; P̄ = ½F⁻∘(A_J + A_L) + ½F⁺∘(A_J − A_L) + diag(S̄),
+  // A_X = X − Xᴴ.
+  Tensor j, l, aj, al;
+  if (gu.defined()) {
+    j = mm_ah(s, u, gu);
+    aj = T::sub(s, j, adjoint(s, j));
+  }
+  if (gvh.defined()) {
+    l = mm_bh(s, vh, gvh);
+    al = T::sub(s, l, adjoint(s, l));
+  }
+  Tensor sum = detail::add_maybe(s, aj, al);
+  Tensor diff = !al.defined() ? aj : aj.defined() ? T::sub(s, aj, al) : T::neg(s, al);
+  pbar = detail::add_maybe(s, pbar, T::add(s, T::mul(s, sp.fm, sum), T::mul(s, sp.fp, diff)));
   Tensor inv_row = as_row(s, as_dtype(s, sp.inv_s, dt));
   Tensor left;  // U·inner (+ Ū·S⁻¹), multiplied by Vh below
-  if (m > k) {
-    left = T::add(s, mm(s, p.u, T::sub(s, pbar, T::mul(s, j, inv_row))), T::mul(s, gp.u, inv_row));
-  } else if (nn > k) {
+  if (m > k && gu.defined()) {
+    left = T::add(s, mm(s, u, T::sub(s, pbar, T::mul(s, j, inv_row))), T::mul(s, gu, inv_row));
+  } else if (nn > k && gvh.defined()) {
     Tensor inv_col = as_col(s, as_dtype(s, sp.inv_s, dt));
-    left = mm(s, p.u, T::sub(s, pbar, T::mul(s, inv_col, adjoint(s, l))));
+    left = mm(s, u, T::sub(s, pbar, T::mul(s, inv_col, adjoint(s, l))));
   } else {
-    left = mm(s, p.u, pbar);
+    left = mm(s, u, pbar);
   }
   Tensor ga = mm(s, left, vh);
-  if (nn > k) {  // + U·S⁻¹·V̄ᴴ, V̄ᴴ = (V̄hᵀ)ᵀ
-    ga = T::add(s, ga, mm(s, T::mul(s, p.u, inv_row), gp.w.permute_view(swap01(gp.w.rank()).span())));
-  }
+  if (nn > k && gvh.defined()) ga = T::add(s, ga, mm(s, T::mul(s, u, inv_row), gvh));  // + U·S⁻¹·V̄ᴴ
   out[0] = {std::move(ga), true};
-}
-
-Tensor jvp_svd(Session& s, const Node& n, const Tensor* t) {
-  if (!t[0].defined()) return {};
-  return n.i1 == kValues ? jvp_values(s, n, t) : jvp_packed(s, n, t);
-}
-void vjp_svd(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  if (n.i1 == kValues) {
-    vjp_values(s, n, g, out);
-  } else {
-    vjp_packed(s, n, g, out);
-  }
 }
 
 bool differentiated(Context& ctx, const EagerTensor& a) {
@@ -215,20 +196,27 @@ bool differentiated(Context& ctx, const EagerTensor& a) {
 
 namespace detail {
 void register_svd_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
-  t[static_cast<int>(OpId::svd)] = {jvp_svd, vjp_svd};
+  t[static_cast<int>(OpId::svd)] = {nullptr, nullptr, jvp_svd, vjp_svd};
 }
 }  // namespace detail
+
+namespace {
+/// The svd node (Note [SVD rules]); values_only: svdvals, which exposes only S.
+detail::MultiOut record_svd(Context& ctx, const EagerTensor& a, SvdResult&& r, double eta, bool values_only) {
+  Tensor ys[] = {std::move(r.U), std::move(r.S), std::move(r.Vh)};
+  const EagerTensor* in[] = {&a};
+  return detail::finish_multi(ctx, OpId::svd, ys, in, [&](Node& n) {
+    n.i1 = values_only ? kValues : kVectors;
+    n.sx[0] = eta;
+  });
+}
+}  // namespace
 
 EagerTensor svdvals(Context& ctx, const EagerTensor& a) {
   Session& s = ctx.session();
   if (!differentiated(ctx, a)) return EagerTensor(T::svdvals(s, a.value()));
-  // The rules need U and V (Ā = U·diag(S̄)·Vh): the thin factorization, saved in the node.
-  SvdResult r = T::svd(s, a.value(), SvdMode::thin);
-  return finish<1>(ctx, OpId::svd, std::move(r.S), {&a}, [&](Node& n) {
-    n.x[0] = std::move(r.U);
-    n.x[1] = std::move(r.Vh);
-    n.i1 = kValues;
-  });
+  // The rules need U and V (Ā = U·diag(S̄)·Vh): the thin factorization, kept in the node.
+  return std::move(record_svd(ctx, a, T::svd(s, a.value(), SvdMode::thin), 0.0, true).e[1]);
 }
 
 SvdTriple svd(Context& ctx, const EagerTensor& a, SvdMode mode, const SvdAdOptions& opt) {
@@ -241,22 +229,8 @@ SvdTriple svd(Context& ctx, const EagerTensor& a, SvdMode mode, const SvdAdOptio
                                        av.shape().to_string() + "; use SvdMode::thin");
   SvdResult r = T::svd(s, av, mode);
   if (!diff) return {EagerTensor(std::move(r.U)), EagerTensor(std::move(r.S)), EagerTensor(std::move(r.Vh))};
-  // Note [Packed multi-output nodes]: Y = [U; Sᵀ; Vhᵀ].
-  const DType dt = r.U.dtype();
-  const std::int64_t m = r.U.extent(0);
-  const Tensor vht = r.Vh.permute_view(swap01(r.Vh.rank()).span());
-  Tensor y = T::concatenate(s, {r.U, as_row(s, as_dtype(s, r.S, dt)), vht}, 0);
-  EagerTensor packed = finish<1>(ctx, OpId::svd, std::move(y), {&a}, [&](Node& n) {
-    n.x[0] = r.S;
-    n.i0 = m;
-    n.i1 = kPacked;
-    n.sx[0] = opt.eta;
-  });
-  const std::int64_t total = packed.value().extent(0);
-  EagerTensor sv = reshape(ctx, rows(ctx, packed, m, m + 1), r.S.shape().span());
-  if (is_complex(dt)) sv = real(ctx, sv);
-  const Dims perm = swap01(av.rank());
-  return {rows(ctx, packed, 0, m), std::move(sv), transpose(ctx, rows(ctx, packed, m + 1, total), perm.span())};
+  detail::MultiOut o = record_svd(ctx, a, std::move(r), opt.eta, false);
+  return {std::move(o.e[0]), std::move(o.e[1]), std::move(o.e[2])};
 }
 
 }  // namespace tenferro::ad

@@ -4,7 +4,9 @@
 #include "core/internal_check.hpp"
 
 #include <array>
+#include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "ops/catalog.hpp"
@@ -14,11 +16,22 @@ namespace tenferro::ad::detail {
 
 using tenferro::detail::OpId;
 
-/// Where an input's cotangent goes: nowhere (constant), a leaf slot or a tape node.
+/// The most outputs one primitive has on the tape (svd: U, S, Vh; lstsq: X, rank, S).
+inline constexpr int kMaxOutputs = 3;
+
+/// Where an input's cotangent goes: nowhere (constant), a leaf slot or one output of a
+/// tape node.
 struct Ref {
-  std::int32_t kind = 0;  ///< 0 none, 1 leaf, 2 node
+  std::int16_t kind = 0;  ///< 0 none, 1 leaf, 2 node
+  std::int16_t slot = 0;  ///< output of the node (Note [Multi-output nodes])
   std::int32_t index = 0;
 };
+/// A reference to output `slot` of tape node `index`.
+inline Ref node_ref(std::size_t index, int slot = 0) noexcept {
+  return {2, static_cast<std::int16_t>(slot), static_cast<std::int32_t>(index)};
+}
+/// A reference to leaf `index`.
+inline Ref leaf_ref(std::size_t index) noexcept { return {1, 0, static_cast<std::int32_t>(index)}; }
 
 /// Parameters too large or too rare to keep inline in every node.
 struct NodeExtra {
@@ -42,21 +55,28 @@ struct NodeExtra {
   }
 };
 
-/// One recorded op application. Single output (every primitive here has one).
+/// One recorded op application.
 /// Note [Tape node layout]: inputs, saved values and small parameters are inline (no
 /// heap allocation for the elementwise/reduction/structural nodes that dominate small
 /// workloads); `extra` is allocated only by ops with large parameters.
+/// Note [Multi-output nodes]: a primitive with several results (svd, qr, eigh, eig,
+/// slogdet, lstsq) records ONE node with `nout` outputs; each output has its own value
+/// and cotangent slot, and an eager tensor refers to (node, slot). An output nobody
+/// differentiated keeps an undefined cotangent: a symbolic zero, so the rule skips
+/// its terms (an eigenvalue-only loss never forms eigh's 1/(w_j − w_i)). Outputs that
+/// are not float/complex (lstsq's rank) are constants and have no slot value.
 struct Node {
   OpId op{};
   std::uint8_t nin = 0;     ///< number of inputs (inline; variadic ops use extra)
+  std::uint8_t nout = 1;    ///< number of outputs (y[0..nout))
   bool keepdims = false;
-  bool cot_owned = false;   ///< cot is exclusively owned by this node (may be updated in place)
   bool all_axes = false;
+  bool cot_owned[kMaxOutputs] = {};  ///< cot[j] is exclusively owned by this node (may be updated in place)
   Ref in[3];
   Tensor x[3];              ///< input values (undefined for scalar operands)
   Scalar sx[3];             ///< scalar operands
-  Tensor y;                 ///< output value
-  Tensor cot;               ///< accumulated cotangent of y (undefined: zero)
+  Tensor y[kMaxOutputs];    ///< output values
+  Tensor cot[kMaxOutputs];  ///< accumulated cotangents of the outputs (undefined: zero)
   Dims axes;                ///< axes / permutation / shape parameter
   std::int64_t i0 = 0, i1 = 0;
   DType dtype = DType::f64;
@@ -68,6 +88,19 @@ struct Node {
   NodeExtra& ex() {
     if (!extra) extra = std::make_unique<NodeExtra>();
     return *extra;
+  }
+  /// Some output has a cotangent (the sweep runs the node's VJP).
+  bool has_cot() const noexcept {
+    for (int j = 0; j < nout; ++j)
+      if (cot[j].defined()) return true;
+    return false;
+  }
+  /// Drops every output's cotangent.
+  void reset_cots() noexcept {
+    for (int j = 0; j < nout; ++j) {
+      cot[j].reset();
+      cot_owned[j] = false;
+    }
   }
 };
 
@@ -89,16 +122,27 @@ struct Leaf {
   Tensor value;
 };
 
-/// VJP rule: writes a Grad for each input k whose ref is not none (others may stay
-/// undefined). `g` is the node's cotangent.
+/// VJP rule of a single-output op: writes a Grad for each input k whose ref is not none
+/// (others may stay undefined). `g` is the node's cotangent.
 using VjpRule = void (*)(Session& s, const Node& n, const Tensor& g, Grad* out);
-/// JVP rule: the output tangent from the input tangents (undefined entries are zero);
-/// returns undefined when the tangent is zero.
+/// JVP rule of a single-output op: the output tangent from the input tangents
+/// (undefined entries are zero); returns undefined when the tangent is zero.
 using JvpRule = Tensor (*)(Session& s, const Node& n, const Tensor* tangents);
+/// VJP rule of a multi-output op (Note [Multi-output nodes]): `g[j]` is output j's
+/// cotangent, undefined when zero (at least one is defined).
+using VjpMultiRule = void (*)(Session& s, const Node& n, const Tensor* g, Grad* out);
+/// JVP rule of a multi-output op: writes dy[j] for each output (undefined: zero).
+using JvpMultiRule = void (*)(Session& s, const Node& n, const Tensor* tangents, Tensor* dy);
 
+/// An op's rules: the single-output pair or the multi-output pair (by the catalogue's
+/// output count; ad_rules_test checks which form each row has).
 struct Rules {
   JvpRule jvp = nullptr;
   VjpRule vjp = nullptr;
+  JvpMultiRule jvp_multi = nullptr;
+  VjpMultiRule vjp_multi = nullptr;
+  bool has_jvp() const noexcept { return jvp || jvp_multi; }
+  bool has_vjp() const noexcept { return vjp || vjp_multi; }
 };
 
 /// The rule table, indexed by OpId (built once from the families' register functions).
@@ -142,27 +186,30 @@ struct Tape {
     ++generation;
   }
   static void release(Node& n) noexcept {
-    {
-      for (Tensor& t : n.x)
-        t.reset();
-      n.y.reset();
-      n.cot.reset();
-      if (n.extra) n.extra->release();  // keep the allocation for the next op that needs one
-      n.in[0] = n.in[1] = n.in[2] = Ref{};
-      n.cot_owned = n.keepdims = n.all_axes = false;
-      n.nin = 0;
+    for (Tensor& t : n.x)
+      t.reset();
+    for (int j = 0; j < n.nout; ++j) {
+      n.y[j].reset();
+      n.cot[j].reset();
+      n.cot_owned[j] = false;
     }
+    if (n.extra) n.extra->release();  // keep the allocation for the next op that needs one
+    n.in[0] = n.in[1] = n.in[2] = Ref{};
+    n.keepdims = n.all_axes = false;
+    n.nin = 0;
+    n.nout = 1;
   }
 };
 
 /// Access to EagerTensor/Context internals for the rule files.
 struct EagerAccess {
-  static Ref ref_of(const EagerTensor& e) noexcept { return {e.kind_, e.index_}; }
+  static Ref ref_of(const EagerTensor& e) noexcept { return {e.kind_, e.slot_, e.index_}; }
   static void set_tangent(EagerTensor& e, Tensor t) { e.tangent_ = std::move(t); }
   static EagerTensor make(Context* ctx, Tensor&& value, Ref ref, std::uint64_t gen) {
     EagerTensor e(std::move(value));
     e.ctx_ = ctx;
     e.kind_ = ref.kind;
+    e.slot_ = ref.slot;
     e.index_ = ref.index;
     e.gen_ = gen;
     return e;
@@ -231,7 +278,7 @@ EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const Eag
     n.op = op;
     n.nin = static_cast<std::uint8_t>(N);
     for (std::size_t k = 0; k < N; ++k) n.in[k] = refs[k];
-    n.y = y;
+    n.y[0] = y;
     Tensor tan;
     try {
       fill(n);
@@ -246,8 +293,7 @@ EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const Eag
       tape.pop();  // nothing half-recorded stays on the tape
       throw;
     }
-    const Ref r{2, static_cast<std::int32_t>(tape.live - 1)};
-    EagerTensor out = EagerAccess::make(&ctx, std::move(y), r, tape.generation);
+    EagerTensor out = EagerAccess::make(&ctx, std::move(y), node_ref(tape.live - 1), tape.generation);
     if (tan.defined()) EagerAccess::set_tangent(out, std::move(tan));
     return out;
   }
@@ -256,7 +302,7 @@ EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const Eag
   Node n;
   n.op = op;
   n.nin = static_cast<std::uint8_t>(N);
-  n.y = y;
+  n.y[0] = y;
   fill(n);
   Tensor tans[N > 0 ? N : 1];
   for (std::size_t k = 0; k < N; ++k)
@@ -266,6 +312,18 @@ EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const Eag
   if (tan.defined()) EagerAccess::set_tangent(out, fit_tangent(ctx.session(), std::move(tan), out.value()));
   return out;
 }
+
+/// The eager results of a multi-output op (one per output; unused entries undefined).
+struct MultiOut {
+  EagerTensor e[kMaxOutputs];
+};
+/// finish() for a multi-output primitive (Note [Multi-output nodes]): records ONE node
+/// whose outputs are `ys` (at most kMaxOutputs, at most 3 `inputs`, nullptr for
+/// constants) when an input requires grad, and computes every output's tangent when an
+/// input has one. Outputs that are undefined or not float/complex come back as
+/// constants. `fill` stores the saved values and parameters the rules need.
+MultiOut finish_multi(Context& ctx, OpId op, std::span<Tensor> ys, std::span<const EagerTensor* const> inputs,
+                      const std::function<void(Node&)>& fill);
 
 /// finish() for variadic ops: refs and values go to extra.
 EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const EagerTensor> inputs,

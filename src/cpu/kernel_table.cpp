@@ -54,7 +54,7 @@ constexpr KernelTable make_cpu_table() {
   // linalg
   for (OpId op : {
     OpId::svd, OpId::qr, OpId::qr_pivoted, OpId::qr_append_columns, OpId::lu, OpId::lu_factor,
-    OpId::lu_solve, OpId::lu_full_pivot, OpId::cholesky, OpId::eigh, OpId::eig, OpId::solve,
+    OpId::lu_solve, OpId::lu_full_pivot, OpId::lu_pivots_to_permutation, OpId::cholesky, OpId::eigh, OpId::eig, OpId::solve,
     OpId::triangular_solve, OpId::lstsq, OpId::inv, OpId::det, OpId::slogdet, OpId::pinv,
     OpId::matrix_norm, OpId::vector_norm, OpId::matrix_exp
   }) t[static_cast<int>(op)] = kernel_entry(op);

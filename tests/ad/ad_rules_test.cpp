@@ -255,7 +255,7 @@ TEST(AdSupport, EveryRuleInTheCatalogueHasACaseAndATableEntry) {
   for (int i = 0; i < tenferro::detail::kNumOps; ++i) {
     const auto& info = tenferro::detail::kOps[i];
     const std::string name(info.name);
-    const bool has = table[static_cast<std::size_t>(i)].jvp && table[static_cast<std::size_t>(i)].vjp;
+    const bool has = table[static_cast<std::size_t>(i)].has_jvp() && table[static_cast<std::size_t>(i)].has_vjp();
     const char* st = info.ad == AdStatus::jvp_vjp ? "jvp_vjp" : info.ad == AdStatus::pending ? "pending" : "none";
     if (info.ad == AdStatus::jvp_vjp) {
       EXPECT_TRUE(has) << name << " is marked jvp_vjp but has no rules";

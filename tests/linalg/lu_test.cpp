@@ -113,6 +113,83 @@ TEST(Lu, SolveErrorsAndVectorRhs) {
   EXPECT_THROW(lu(s, Tensor::ones({2, 2}, DType::i32)), DTypeError);
 }
 
+// Reference: apply the interchanges to 0..m-1 one by one.
+std::vector<std::int64_t> ref_perm(const Tensor& pivots, std::int64_t m, std::int64_t b) {
+  std::vector<std::int64_t> r(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) r[i] = i;
+  for (std::int64_t i = 0; i < pivots.extent(0); ++i) {
+    const std::int64_t v = pivots.rank() == 1 ? pivots.item<std::int64_t>({i}) : pivots.item<std::int64_t>({i, b});
+    std::swap(r[i], r[v]);
+  }
+  return r;
+}
+
+TEST(LuPivots, PermutationMatchesLuAndReference) {
+  std::mt19937_64 rng(3);
+  HeldSession s = backend1().open_session();
+  const Shape shapes[] = {{4, 4}, {5, 3}, {3, 5}, {4, 4, 3}, {1, 1}, {3, 0, 2}};
+  for (const Shape& sh : shapes) {
+    SCOPED_TRACE(sh.to_string());
+    const Tensor a = random_in(rng, sh, DType::f64, Lay::contiguous);
+    const LuFactorResult f = lu_factor(s, a);
+    const std::int64_t m = sh[0];
+    const Tensor perm = lu_pivots_to_permutation(s, f.pivots, m);
+    ASSERT_EQ(perm.dtype(), DType::i64);
+    ASSERT_EQ(perm.extent(0), m);
+    const LuResult r = lu(s, a);
+    for (std::int64_t b = 0; b < batch_count(a); ++b) {
+      const Mat P = get(r.P, b);
+      const std::vector<std::int64_t> want = ref_perm(f.pivots, m, b);
+      for (std::int64_t i = 0; i < m; ++i) {
+        const std::int64_t got = perm.rank() == 1 ? perm.item<std::int64_t>({i}) : perm.item<std::int64_t>({i, b});
+        EXPECT_EQ(got, want[i]);
+        EXPECT_EQ(P(i, got), cd(1));  // (P·A) row i = A row perm[i]
+      }
+    }
+  }
+  // Strided pivots (a reversed batch axis) and a strided output view.
+  const Tensor piv = Tensor::from_data<std::int64_t>({3, 2}, {2, 1, 2, 1, 2, 2});
+  const Tensor rev = piv.slice_view(1, Tensor::kSliceEnd, Tensor::kSliceEnd, -1);
+  const Tensor perm = lu_pivots_to_permutation(s, rev, 4);
+  const Tensor big = Tensor::zeros({8, 2}, DType::i64);
+  const Tensor out = big.slice_view(0, 0, 8, 2);
+  lu_pivots_to_permutation_into(s, rev, 4, out);
+  for (std::int64_t b = 0; b < 2; ++b) {
+    const std::vector<std::int64_t> want = ref_perm(rev, 4, b);
+    for (std::int64_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(perm.item<std::int64_t>({i, b}), want[i]);
+      EXPECT_EQ(out.item<std::int64_t>({i, b}), want[i]);
+    }
+  }
+}
+
+TEST(LuPivots, BadInputsThrowAndLeaveOutputUntouched) {
+  HeldSession s = backend1().open_session();
+  const Tensor out = Tensor::full({3}, Scalar(std::int64_t{7}), DType::i64);
+  const auto before = snapshot(out);
+  const Tensor ok = Tensor::from_data<std::int64_t>({2}, {1, 2});
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::from_data<std::int64_t>({2}, {1, 5}), 3, out), ArgumentError);
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::from_data<std::int64_t>({2}, {1, 0}), 3, out), ArgumentError);
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::ones({2}, DType::i32), 3, out), DTypeError);
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::zeros({}, DType::i64), 3, out), RankError);
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, ok, 1, out), ShapeError);
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, ok, 4, out), ShapeError);  // out must be [4]
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, ok, 3, Tensor::zeros({3}, DType::i32)), DTypeError);
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, ok, 3, Tensor::zeros({1}, DType::i64).broadcast_view({3})), ArgumentError);  // self-overlapping
+  expect_untouched(out, before);
+  try {
+    lu_pivots_to_permutation(s, Tensor::from_data<std::int64_t>({2}, {1, 5}), 3);
+    FAIL();
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("lu_pivots_to_permutation"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("pivot 5 at position 1"), std::string::npos);
+  }
+  lu_pivots_to_permutation_into(s, ok, 3, out);
+  EXPECT_EQ(out.item<std::int64_t>({0}), 1);
+  EXPECT_EQ(out.item<std::int64_t>({1}), 2);
+  EXPECT_EQ(out.item<std::int64_t>({2}), 0);
+}
+
 TEST(LuFullPivot, ReconstructsWithBothPermutations) {
   std::mt19937_64 rng(2);
   HeldSession s = backend1().open_session();

@@ -1,0 +1,25 @@
+#pragma once
+// The eager emitter's in-place services (Note [Eager emitter]).
+#include "core/internal_check.hpp"
+
+#include "tenferro/ad.hpp"
+
+namespace tenferro::ad::detail {
+
+// Note [Eager emitter]
+// AD rules are written against ops: they call the public ops on the context's session
+// (which executes each one at once: the eager tape's emitter) and never loop over
+// elements or read tensor data. Two eager-only services keep the cost work of Note [In-place
+// cotangents] without a full op call per node, and live here rather than in the rules:
+// a traced-graph emitter records them as the ops named below (their meaning), while the
+// eager one runs them on the compact buffer directly.
+//   scale_in_place(g, c)  ≡  g ← mul(g, c)            (g compact, writable, owned)
+//   filled_like(x, g)     ≡  broadcast_in_dim(g, x.shape, {})   (g one element)
+
+/// g ← g·c in place (g compact, writable, inexact, exclusively owned by the caller;
+/// c's dtype promotes into g's).
+void scale_in_place(const Tensor& g, const Scalar& c);
+/// A fresh compact tensor of x's shape and g's dtype, every element g's single value.
+Tensor filled_like(const Tensor& x, const Tensor& g);
+
+}  // namespace tenferro::ad::detail
