@@ -18,7 +18,7 @@
 // expands the catalogue through TENFERRO_ONLY_<family>, so a new row needs no list
 // edits there. Usage:
 //   #define TENFERRO_ANALYTIC_ITEM(name) DECLARE(name)
-//   #define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+//   #define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)
 //   #include "tenferro/op_catalog.def"
 //   #undef TENFERRO_OP
 //   #undef TENFERRO_ANALYTIC_ITEM
@@ -38,7 +38,7 @@ namespace tenferro {
 
 /// Every primitive, in catalogue order.
 enum class OpId : std::uint16_t {
-#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) name,
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) name,
 #include "tenferro/op_catalog.def"
 #undef TENFERRO_OP
   count_  ///< not an op: the number of primitives
@@ -68,12 +68,13 @@ struct OpInfo {
   int outputs;  ///< results of the primitive
   DTypeSet dtypes;
   AdStatus ad;
+  std::string_view attrs;  ///< the typed attribute struct (tenferro/op_attrs.hpp)
 };
 
 /// The catalogue, indexed by OpId.
 inline constexpr OpInfo kOps[] = {
-#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) \
-  {#name, OpFamily::family, inputs, outputs, DTypeSet::dtypes, AdStatus::ad},
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) \
+  {#name, OpFamily::family, inputs, outputs, DTypeSet::dtypes, AdStatus::ad, #attrs},
 #include "tenferro/op_catalog.def"
 #undef TENFERRO_OP
 };

@@ -122,7 +122,7 @@ TENFERRO_UNARY_OP(angle)
 // Errors: the common ones (DTypeError for integer and bool inputs and, where float-only,
 // complex inputs).
 #define TENFERRO_ANALYTIC_ITEM(name) TENFERRO_UNARY_OP(name)
-#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)
 #include "tenferro/op_catalog.def"
 #undef TENFERRO_OP
 #undef TENFERRO_ANALYTIC_ITEM

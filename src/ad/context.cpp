@@ -39,6 +39,10 @@ void throw_stale(std::string_view op) {
 void throw_foreign(std::string_view op) {
   throw ArgumentError(op, "input requires grad but belongs to another AD context");
 }
+void throw_wrong_attrs(OpId op) {
+  throw InternalError(tenferro::detail::op_name(op), std::string("recorded attributes are not ") +
+                                                         std::string(tenferro::op_info(op).attrs) + " (the catalogue's struct)");
+}
 void throw_no_rule(OpId op, std::string_view which) {
   throw UnsupportedAdRule(tenferro::detail::op_name(op), std::string("no ") + std::string(which) + " rule for this op");
 }
@@ -104,6 +108,7 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const E
   Tensor tan;
   try {
     fill(*n);
+    check_attrs(*n);
     if (need_tan) {
       std::vector<Tensor> tans(inputs.size());
       for (std::size_t k = 0; k < inputs.size(); ++k) tans[k] = inputs[k].tangent();
@@ -157,6 +162,7 @@ MultiOut finish_multi(Context& ctx, OpId op, std::span<Tensor> ys, std::span<con
   Tensor tans[kMaxOutputs];
   try {
     fill(*n);
+    check_attrs(*n);
     if (need_tan) {
       Tensor in_tans[3];
       for (std::size_t k = 0; k < nin; ++k)

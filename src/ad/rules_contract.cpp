@@ -47,7 +47,7 @@ bool is_identity(const Dims& p) {
 /// The plain matrix product [M, K]·[K, N] without conjugation (matmul of matrices):
 /// gA = g·Bᵀ, gB = Aᵀ·g with fixed dimension numbers (no per-call setup).
 bool vjp_matrix_product(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const DotDims& d = n.extra->dot;
+  const DotDims& d = n.attr<DotAttrs>().dims;
   const Tensor& A = n.x[0];
   const Tensor& B = n.x[1];
   if (A.rank() != 2 || B.rank() != 2 || !d.lhs_batch.empty() || d.lhs_contracting.size() != 1 ||
@@ -73,7 +73,7 @@ bool vjp_matrix_product(Session& s, const Node& n, const Tensor& g, Grad* out) {
 
 void vjp_dot(Session& s, const Node& n, const Tensor& g, Grad* out) {
   if (vjp_matrix_product(s, n, g, out)) return;
-  const DotDims& d = n.extra->dot;
+  const DotDims& d = n.attr<DotAttrs>().dims;
   const Tensor& A = n.x[0];
   const Tensor& B = n.x[1];
   const Dims fa = free_axes(A.rank(), d.lhs_contracting, d.lhs_batch);
@@ -133,7 +133,7 @@ void vjp_dot(Session& s, const Node& n, const Tensor& g, Grad* out) {
   }
 }
 Tensor jvp_dot(Session& s, const Node& n, const Tensor* t) {
-  const DotDims& d = n.extra->dot;
+  const DotDims& d = n.attr<DotAttrs>().dims;
   Tensor r;
   if (t[0].defined()) r = T::dot_general(s, t[0], n.x[1], d);
   if (t[1].defined()) r = detail::add_maybe(s, r, T::dot_general(s, n.x[0], t[1], d));
@@ -149,7 +149,7 @@ Tensor jvp_dot(Session& s, const Node& n, const Tensor* t) {
 // a zero tensor whose axis strides add up (the transpose of taking a diagonal).
 // Example: "ij,jk->ik": gA = einsum("ik,jk->ij", g, conj(B)).
 Tensor einsum_cotangent(Session& s, const Node& n, const Tensor& g, int i) {
-  const auto& e = *n.extra;
+  const EinsumAttrs& e = n.attr<EinsumAttrs>();
   const int nops = n.num_inputs();
   std::vector<Tensor> ops;
   std::vector<std::vector<std::int64_t>> labels;
@@ -196,7 +196,7 @@ void vjp_einsum(Session& s, const Node& n, const Tensor& g, Grad* out) {
     if (n.ref(i).kind) out[i] = {einsum_cotangent(s, n, g, i), true};
 }
 Tensor jvp_einsum(Session& s, const Node& n, const Tensor* t) {
-  const auto& e = *n.extra;
+  const EinsumAttrs& e = n.attr<EinsumAttrs>();
   Tensor r;
   std::vector<Tensor> ops;
   for (int i = 0; i < n.num_inputs(); ++i) {
@@ -265,7 +265,7 @@ EagerTensor dot_general(Context& ctx, const EagerTensor& lhs, const EagerTensor&
   return detail::finish<2>(ctx, OpId::dot_general, std::move(y), {&lhs, &rhs}, [&](Node& n) {
     n.x[0] = lhs.value();
     n.x[1] = rhs.value();
-    n.ex().dot = dims;
+    n.set_attrs<DotAttrs>().dims = dims;
   });
 }
 
@@ -274,7 +274,7 @@ EagerTensor matmul(Context& ctx, const EagerTensor& a, const EagerTensor& b) {
   return detail::finish<2>(ctx, OpId::dot_general, std::move(y), {&a, &b}, [&](Node& n) {
     n.x[0] = a.value();
     n.x[1] = b.value();
-    DotDims& d = n.ex().dot;  // may be reused from an earlier node: set every field
+    DotDims& d = n.set_attrs<DotAttrs>().dims;  // a reused node keeps its buffers: set every field
     d.lhs_batch.clear();
     d.rhs_batch.clear();
     d.conj_lhs = d.conj_rhs = false;
@@ -297,7 +297,7 @@ EagerTensor einsum(Context& ctx, std::span<const EagerTensor> operands, EinsumLa
   for (const auto& x : operands) vals.push_back(x.value());
   Tensor y = T::einsum(ctx.session(), vals, labels, output);
   return detail::finish_variadic(ctx, OpId::einsum, std::move(y), operands, [&](Node& n) {
-    auto& e = n.ex();
+    EinsumAttrs& e = n.set_attrs<EinsumAttrs>();
     e.labels.assign(labels.begin(), labels.end());
     e.out_labels.assign(output.begin(), output.end());
   });

@@ -361,7 +361,7 @@ void register_elementwise_rules(std::array<Rules, tenferro::detail::kNumOps>& t)
   set(OpId::angle, jvp_angle, vjp_angle);
   // Every analytic op shares the derivative-table rules (Note [Family lists from the catalogue]).
 #define TENFERRO_ANALYTIC_ITEM(name) set(OpId::name, jvp_analytic, vjp_analytic);
-#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)
 #include "tenferro/op_catalog.def"
 #undef TENFERRO_OP
 #undef TENFERRO_ANALYTIC_ITEM
@@ -425,7 +425,7 @@ TENFERRO_AD_UNARY(imag)
 TENFERRO_AD_UNARY(angle)
 // The analytic functions: every `analytic` row (Note [Family lists from the catalogue]).
 #define TENFERRO_ANALYTIC_ITEM(name) TENFERRO_AD_UNARY(name)
-#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)
 #include "tenferro/op_catalog.def"
 #undef TENFERRO_OP
 #undef TENFERRO_ANALYTIC_ITEM
@@ -439,13 +439,22 @@ EagerTensor copy(Context& ctx, const EagerTensor& x) {
   return unary(ctx, OpId::copy, std::move(y), x);
 }
 EagerTensor convert(Context& ctx, const EagerTensor& x, DType dtype) {
-  return unary(ctx, OpId::convert, T::convert(ctx.session(), x.value(), dtype), x);
+  return finish<1>(ctx, OpId::convert, T::convert(ctx.session(), x.value(), dtype), {&x}, [&](Node& n) {
+    n.x[0] = x.value();
+    n.set_attrs<ConvertAttrs>().dtype = dtype;
+  });
 }
 EagerTensor cast(Context& ctx, const EagerTensor& x, DType dtype) {
-  return unary(ctx, OpId::cast, T::cast(ctx.session(), x.value(), dtype), x);
+  return finish<1>(ctx, OpId::cast, T::cast(ctx.session(), x.value(), dtype), {&x}, [&](Node& n) {
+    n.x[0] = x.value();
+    n.set_attrs<ConvertAttrs>().dtype = dtype;
+  });
 }
 EagerTensor reshape(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> shape) {
-  return unary(ctx, OpId::reshape, T::reshape(ctx.session(), x.value(), shape), x);
+  return finish<1>(ctx, OpId::reshape, T::reshape(ctx.session(), x.value(), shape), {&x}, [&](Node& n) {
+    n.x[0] = x.value();
+    n.set_attrs<ReshapeAttrs>().shape = Dims(shape);
+  });
 }
 
 // ---------------------------------------------------------------- operator sugar

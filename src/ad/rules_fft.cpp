@@ -39,9 +39,9 @@
 // and _irfft_transpose (jax/_src/lax/fft.py). A real input of fft/ifft receives the
 // real part of its cotangent (the runtime's accumulate step).
 //
-// Node layout: axes = the transformed axes (normalized, in the caller's order);
-// extra.d1 = the transform lengths, extra.d2 = the input extents along those axes (for
-// P*); i0 = the norm; i1 = the planner. No tensor is saved.
+// Node attributes (FftAttrs): axes = the transformed axes (normalized, in the caller's
+// order), lengths = the transform lengths, input_extents = the input extents along those
+// axes (for P*), the norm and the planner. No tensor is saved.
 #include "ad/tape.hpp"
 #include "tenferro/fft.hpp"
 #include "tenferro/ops.hpp"
@@ -71,21 +71,22 @@ FftNorm dual(FftNorm norm) noexcept {
 /// The recorded transform's options (lengths explicit), with the given norm.
 FftnOptions options(const Node& n, FftNorm norm) {
   FftnOptions o;
-  o.axes = n.axes;
-  o.n = n.extra->d1;
+  const FftAttrs& a = n.attr<FftAttrs>();
+  o.axes = a.axes;
+  o.n = a.lengths;
   o.norm = norm;
-  o.planner = static_cast<FftPlanner>(n.i1);
+  o.planner = a.planner;
   return o;
 }
-FftNorm norm_of(const Node& n) noexcept { return static_cast<FftNorm>(n.i0); }
+FftNorm norm_of(const Node& n) noexcept { return n.attr<FftAttrs>().norm; }
 
 /// P*: crops or zero-pads `t` along the transformed axes back to the input extents.
 /// Cropping is a view (not owned); padding makes a fresh tensor.
 Grad to_input_extents(Session& s, Tensor t, const Node& n) {
-  const Dims& ext = n.extra->d2;
+  const Dims& ext = n.attr<FftAttrs>().input_extents;
   bool sliced = false, padded = false;
-  for (int i = 0; i < n.axes.size(); ++i) {
-    const int a = static_cast<int>(n.axes[i]);
+  for (int i = 0; i < n.attr<FftAttrs>().axes.size(); ++i) {
+    const int a = static_cast<int>(n.attr<FftAttrs>().axes[i]);
     if (ext[i] < t.extent(a)) {
       t = t.slice_view(a, 0, ext[i]);
       sliced = true;
@@ -95,8 +96,8 @@ Grad to_input_extents(Session& s, Tensor t, const Node& n) {
   }
   if (!padded) return {std::move(t), !sliced};
   Dims low(t.rank(), 0), high(t.rank(), 0), interior(t.rank(), 0);
-  for (int i = 0; i < n.axes.size(); ++i) {
-    const int a = static_cast<int>(n.axes[i]);
+  for (int i = 0; i < n.attr<FftAttrs>().axes.size(); ++i) {
+    const int a = static_cast<int>(n.attr<FftAttrs>().axes[i]);
     high[a] = ext[i] - t.extent(a);
   }
   return {T::pad(s, t, 0.0, low.span(), high.span(), interior.span()), true};
@@ -116,8 +117,9 @@ void vjp_ifft(Session& s, const Node& n, const Tensor& g, Grad* out) {
 
 // ---- rfft: x̄ = P*·irfft(ȳ with the interior bins halved), dual norm (Note [FFT adjoints]).
 void vjp_rfft(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const int last = static_cast<int>(n.axes[n.axes.size() - 1]);
-  const std::int64_t len = n.extra->d1[n.extra->d1.size() - 1];
+  const FftAttrs& a = n.attr<FftAttrs>();
+  const int last = static_cast<int>(a.axes[a.axes.size() - 1]);
+  const std::int64_t len = a.lengths[a.lengths.size() - 1];
   const std::int64_t h = len / 2 + 1;
   Tensor z = g;  // irfftn copies its input, so g itself is never modified
   if (interior_bins(len) > 0) {
@@ -130,8 +132,9 @@ void vjp_rfft(Session& s, const Node& n, const Tensor& g, Grad* out) {
 
 // ---- irfft: z̄ = P*·(rfft(ȳ) with the interior bins doubled), dual norm.
 void vjp_irfft(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const int last = static_cast<int>(n.axes[n.axes.size() - 1]);
-  const std::int64_t len = n.extra->d1[n.extra->d1.size() - 1];
+  const FftAttrs& a = n.attr<FftAttrs>();
+  const int last = static_cast<int>(a.axes[a.axes.size() - 1]);
+  const std::int64_t len = a.lengths[a.lengths.size() - 1];
   Tensor r = T::rfftn(s, g, options(n, dual(norm_of(n))));
   if (const std::int64_t k = interior_bins(len); k > 0) {
     const Tensor mid = r.slice_view(last, 1, 1 + k);
@@ -165,17 +168,17 @@ EagerTensor record(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, cons
                    FftNorm norm, FftPlanner planner) {
   return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) {
     const Tensor& xv = x.value();
-    n.axes = axes;
-    detail::NodeExtra& e = n.ex();
-    e.d1.resize(axes.size());
-    e.d2.resize(axes.size());
+    FftAttrs& f = n.set_attrs<FftAttrs>();
+    f.axes = axes;
+    f.lengths.resize(axes.size());
+    f.input_extents.resize(axes.size());
     for (int i = 0; i < axes.size(); ++i) {
       const int a = static_cast<int>(axes[i]);
-      e.d1[i] = op == OpId::rfft && i + 1 == axes.size() ? halved_len : n.y[0].extent(a);
-      e.d2[i] = xv.extent(a);
+      f.lengths[i] = op == OpId::rfft && i + 1 == axes.size() ? halved_len : n.y[0].extent(a);
+      f.input_extents[i] = xv.extent(a);
     }
-    n.i0 = static_cast<std::int64_t>(norm);
-    n.i1 = static_cast<std::int64_t>(planner);
+    f.norm = norm;
+    f.planner = planner;
   });
 }
 

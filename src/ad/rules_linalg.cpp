@@ -36,19 +36,7 @@ Tensor jvp_solve(Session& s, const Node& n, const Tensor* t) {
   return r.defined() ? T::solve(s, n.x[0], r) : Tensor();
 }
 
-// ---- triangular_solve: options packed in i0 (side | tri << 2 | op << 4 | unit << 6).
-TriangularSolveOptions unpack(std::int64_t v) {
-  TriangularSolveOptions o;
-  o.side = static_cast<Side>(v & 3);
-  o.tri = static_cast<Triangle>((v >> 2) & 3);
-  o.op = static_cast<MatOp>((v >> 4) & 3);
-  o.unit_diagonal = ((v >> 6) & 1) != 0;
-  return o;
-}
-std::int64_t pack(const TriangularSolveOptions& o) {
-  return static_cast<std::int64_t>(o.side) | static_cast<std::int64_t>(o.tri) << 2 | static_cast<std::int64_t>(o.op) << 4 |
-         static_cast<std::int64_t>(o.unit_diagonal) << 6;
-}
+// ---- triangular_solve (TriangularSolveAttrs).
 /// The part of a matrix that is a variable of the triangular solve.
 Tensor mask(Session& s, const Tensor& m, const TriangularSolveOptions& o) {
   const std::int64_t k = o.unit_diagonal ? 1 : 0;
@@ -65,7 +53,7 @@ Tensor solve_adjoint(Session& s, const Tensor& a, const Tensor& g, TriangularSol
   return T::triangular_solve(s, a, g, o);
 }
 void vjp_triangular_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const TriangularSolveOptions o = unpack(n.i0);
+  const TriangularSolveOptions o = n.attr<TriangularSolveAttrs>().options;
   Tensor gb = solve_adjoint(s, n.x[0], g, o);
   if (n.in[0].kind) {
     Tensor gop = o.side == Side::left ? mm_bh(s, gb, n.y[0]) : mm_ah(s, n.y[0], gb);
@@ -74,7 +62,7 @@ void vjp_triangular_solve(Session& s, const Node& n, const Tensor& g, Grad* out)
   if (n.in[1].kind) out[1] = {std::move(gb), true};
 }
 Tensor jvp_triangular_solve(Session& s, const Node& n, const Tensor* t) {
-  const TriangularSolveOptions o = unpack(n.i0);
+  const TriangularSolveOptions o = n.attr<TriangularSolveAttrs>().options;
   Tensor r = t[1];
   if (t[0].defined()) {
     Tensor da = apply_op(s, mask(s, t[0], o), o.op);
@@ -140,7 +128,7 @@ TriangularSolveOptions tri_opts(Side side, MatOp op) {
 }
 Tensor phi(Session& s, const Tensor& m) { return T::sub(s, T::tril(s, m, 0), T::mul(s, T::triu(s, T::tril(s, m, 0), 0), 0.5)); }
 void vjp_cholesky(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const bool upper = n.i0 != 0;
+  const bool upper = n.attr<TriangleReadAttrs>().tri == Triangle::upper;
   Tensor l = upper ? adjoint(s, n.y[0]) : n.y[0];
   Tensor gl = upper ? adjoint(s, g) : g;
   Tensor p = phi(s, mm_ah(s, l, gl));
@@ -151,7 +139,7 @@ void vjp_cholesky(Session& s, const Node& n, const Tensor& g, Grad* out) {
 }
 Tensor jvp_cholesky(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined()) return {};
-  const bool upper = n.i0 != 0;
+  const bool upper = n.attr<TriangleReadAttrs>().tri == Triangle::upper;
   Tensor l = upper ? adjoint(s, n.y[0]) : n.y[0];
   Tensor h = upper ? T::add(s, T::triu(s, t[0], 0), adjoint(s, T::triu(s, t[0], 1)))
                    : T::add(s, T::tril(s, t[0], 0), adjoint(s, T::tril(s, t[0], -1)));
@@ -163,7 +151,7 @@ Tensor jvp_cholesky(Session& s, const Node& n, const Tensor* t) {
 }
 
 // ---- eigh: one node with outputs w (real, [N, b...]) and V (Note [Multi-output nodes]
-// in tape.hpp); i0 = 1 when the upper triangle was read. Rules (A = V·diag(w)·Vᴴ;
+// in tape.hpp); TriangleReadAttrs: the triangle read. Rules (A = V·diag(w)·Vᴴ;
 // PyTorch's linalg_eig_backward for Hermitian input):
 //   JVP: M = Vᴴ·dA·V, dw = Re diag(M), dV = V·(F ∘ M) with F_ij = 1/(w_j − w_i), F_ii = 0;
 //   VJP: S = V·(diag(w̄) + F ∘ skew(Vᴴ·V̄))·Vᴴ with skew(X) = (X − Xᴴ)/2; as for cholesky,
@@ -189,12 +177,12 @@ void vjp_eigh(Session& s, const Node& n, const Tensor* g, Grad* out) {
     inner = detail::add_maybe(s, inner, T::mul(s, inverse_gaps(s, w, v.dtype()), skew));
   }
   Tensor sym = hermitian_part(s, mm_bh(s, mm(s, v, inner), v));
-  out[0] = {to_triangle(s, sym, n.i0 != 0), true};
+  out[0] = {to_triangle(s, sym, n.attr<TriangleReadAttrs>().tri == Triangle::upper), true};
 }
 void jvp_eigh(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
   if (!t[0].defined()) return;
   const Tensor &w = n.y[0], &v = n.y[1];
-  Tensor m = mm(s, mm_ah(s, v, hermitian_from_triangle(s, t[0], n.i0 != 0)), v);
+  Tensor m = mm(s, mm_ah(s, v, hermitian_from_triangle(s, t[0], n.attr<TriangleReadAttrs>().tri == Triangle::upper)), v);
   dy[0] = T::real(s, diag_part(s, m));
   dy[1] = mm(s, v, T::mul(s, inverse_gaps(s, w, v.dtype()), m));
 }
@@ -267,7 +255,7 @@ EagerTensor triangular_solve(Context& ctx, const EagerTensor& a, const EagerTens
   return finish<2>(ctx, OpId::triangular_solve, std::move(y), {&a, &b}, [&](Node& n) {
     n.x[0] = a.value();
     n.x[1] = b.value();
-    n.i0 = pack(opt);
+    n.set_attrs<TriangularSolveAttrs>().options = opt;
   });
 }
 
@@ -284,14 +272,14 @@ EagerTensor det(Context& ctx, const EagerTensor& a) {
 EagerTensor cholesky(Context& ctx, const EagerTensor& a, Triangle tri) {
   return finish<1>(ctx, OpId::cholesky, T::cholesky(ctx.session(), a.value(), tri), {&a}, [&](Node& n) {
     n.x[0] = a.value();
-    n.i0 = tri == Triangle::upper ? 1 : 0;
+    n.set_attrs<TriangleReadAttrs>().tri = tri;
   });
 }
 EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri) {
   EighResult r = T::eigh(ctx.session(), a.value(), tri);
   Tensor ys[] = {std::move(r.W), std::move(r.V)};
   const EagerTensor* in[] = {&a};
-  detail::MultiOut o = detail::finish_multi(ctx, OpId::eigh, ys, in, [&](Node& n) { n.i0 = tri == Triangle::upper ? 1 : 0; });
+  detail::MultiOut o = detail::finish_multi(ctx, OpId::eigh, ys, in, [&](Node& n) { n.set_attrs<TriangleReadAttrs>().tri = tri; });
   return {std::move(o.e[0]), std::move(o.e[1])};
 }
 QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagonal) {
@@ -300,7 +288,7 @@ QrPair qr(Context& ctx, const EagerTensor& a, bool positive_diagonal) {
     throw UnsupportedAdRule("qr", "no rule for wide matrices (M < N): got " + a.value().shape().to_string());
   Tensor ys[] = {std::move(r.Q), std::move(r.R)};
   const EagerTensor* in[] = {&a};
-  detail::MultiOut o = detail::finish_multi(ctx, OpId::qr, ys, in, [](Node&) {});
+  detail::MultiOut o = detail::finish_multi(ctx, OpId::qr, ys, in, [&](Node& n) { n.set_attrs<QrAttrs>().positive_diagonal = positive_diagonal; });
   return {std::move(o.e[0]), std::move(o.e[1])};
 }
 EagerTensor matrix_exp(Context& ctx, const EagerTensor& a) {

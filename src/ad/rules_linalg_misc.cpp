@@ -217,12 +217,13 @@ Tensor directional(Session& s, const Tensor& w, const Tensor& da, int nred) {
   Tensor r = T::dot_general(s, w, da, d);
   return is_complex(r.dtype()) ? T::real(s, r) : r;
 }
-// i0: number of reduced axes (2 for matrix_norm, 1 for vector_norm); x[0] = W.
+// matrix_norm reduces 2 axes, vector_norm 1; x[0] = W.
+int reduced_axes(const Node& n) noexcept { return n.op == OpId::matrix_norm ? 2 : 1; }
 Tensor jvp_norm(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? directional(s, n.x[0], t[0], static_cast<int>(n.i0)) : Tensor();
+  return t[0].defined() ? directional(s, n.x[0], t[0], reduced_axes(n)) : Tensor();
 }
 void vjp_norm(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  out[0] = {T::mul(s, n.x[0], n.i0 == 2 ? batch_as_matrix(s, g) : batch_as_vector(s, g)), true};
+  out[0] = {T::mul(s, n.x[0], reduced_axes(n) == 2 ? batch_as_matrix(s, g) : batch_as_vector(s, g)), true};
 }
 
 }  // namespace
@@ -248,7 +249,10 @@ SlogdetPair slogdet(Context& ctx, const EagerTensor& a) {
 }
 
 EagerTensor pinv(Context& ctx, const EagerTensor& a, double rtol) {
-  return finish<1>(ctx, OpId::pinv, T::pinv(ctx.session(), a.value(), rtol), {&a}, [&](Node& n) { n.x[0] = a.value(); });
+  return finish<1>(ctx, OpId::pinv, T::pinv(ctx.session(), a.value(), rtol), {&a}, [&](Node& n) {
+    n.x[0] = a.value();
+    n.set_attrs<PinvAttrs>().rtol = rtol;
+  });
 }
 
 LstsqSolution lstsq(Context& ctx, const EagerTensor& a, const EagerTensor& b, LstsqDriver driver, double rcond) {
@@ -262,6 +266,7 @@ LstsqSolution lstsq(Context& ctx, const EagerTensor& a, const EagerTensor& b, Ls
     // P = A⁺ with the driver's truncation (gels assumes full rank: no truncation rule of
     // its own, pinv's default tolerance).
     n.x[2] = T::pinv(s, a.value(), driver == LstsqDriver::svd ? rcond : -1.0);
+    n.set_attrs(LstsqAttrs{driver, rcond});
   });
   return {std::move(o.e[0]), EagerTensor(o.e[1].value()), std::move(o.e[2])};
 }
@@ -272,7 +277,7 @@ EagerTensor matrix_norm(Context& ctx, const EagerTensor& a, MatrixNorm kind) {
   const Tensor yv = y;
   return finish<1>(ctx, OpId::matrix_norm, std::move(y), {&a}, [&](Node& n) {
     n.x[0] = matrix_norm_direction(s, a.value(), yv, kind);
-    n.i0 = 2;
+    n.set_attrs<MatrixNormAttrs>().kind = kind;
   });
 }
 
@@ -283,7 +288,7 @@ EagerTensor vector_norm(Context& ctx, const EagerTensor& x, double p) {
   const Tensor yv = y;
   return finish<1>(ctx, OpId::vector_norm, std::move(y), {&x}, [&](Node& n) {
     n.x[0] = vector_norm_direction(s, x.value(), yv, p);
-    n.i0 = 1;
+    n.set_attrs<VectorNormAttrs>().p = p;
   });
 }
 

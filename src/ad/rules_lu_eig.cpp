@@ -151,7 +151,7 @@ void vjp_lu(Session& s, const Node& n, const Tensor& g, Grad* out) {
 }
 
 // ---- lu_solve (Note [lu_solve rules]). Node: x[0] = F, x[1] = pivots, y = X;
-// i0 = 1 when B (and X) is a vector [N].
+// LuSolveAttrs: B (and X) is a vector [N].
 Tensor jvp_lu_solve(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined() && !t[2].defined()) return {};
   const Tensor& f = n.x[0];
@@ -164,7 +164,7 @@ Tensor jvp_lu_solve(Session& s, const Node& n, const Tensor* t) {
     r = r.defined() ? T::sub(s, r, e) : T::neg(s, e);
   }
   Tensor dx = u_solve(s, f, l_solve(s, f, r, MatOp::none), Side::left, MatOp::none);
-  return n.i0 ? dx.reshape_view({dx.extent(0)}) : dx;
+  return n.attr<LuSolveAttrs>().vector_rhs ? dx.reshape_view({dx.extent(0)}) : dx;
 }
 void vjp_lu_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const Tensor& f = n.x[0];
@@ -177,12 +177,12 @@ void vjp_lu_solve(Session& s, const Node& n, const Tensor& g, Grad* out) {
   }
   if (n.in[2].kind) {
     Tensor gb = permute_rows(s, z, n.x[1], true);  // B̄ = Pᵀ·Z
-    out[2] = {n.i0 ? gb.reshape_view({gb.extent(0)}) : std::move(gb), true};
+    out[2] = {n.attr<LuSolveAttrs>().vector_rhs ? gb.reshape_view({gb.extent(0)}) : std::move(gb), true};
   }
 }
 
 // ---- eig (Note [eig rules]): one node with outputs w and V (Note [Multi-output nodes]
-// in tape.hpp); i0 = 1 for eigvals (only w is exposed, so the JVP skips dV). A loss of
+// in tape.hpp); EigAttrs::values_only for eigvals (only w is exposed: the JVP skips dV). A loss of
 // the eigenvalues alone leaves V̄ a symbolic zero and the VJP never forms F (exact at
 // repeated eigenvalues while V stays invertible).
 /// Re diag(Vᴴ·X) as [N, b...] (column-wise Re Σ_k conj(V_ki)·X_ki, no N×N product).
@@ -195,7 +195,7 @@ void jvp_eig(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
   const Tensor da = T::cast(s, t[0], v.dtype());
   Tensor delta = T::solve(s, v, mm(s, da, v));  // V⁻¹·dA·V
   dy[0] = diag_part(s, delta);
-  if (n.i0) return;
+  if (n.attr<EigAttrs>().values_only) return;
   Tensor x = mm(s, v, T::mul(s, inverse_gaps(s, w, v.dtype()), delta));
   dy[1] = T::sub(s, x, scale_columns(s, v, re_col_dots(s, v, x)));
 }
@@ -260,17 +260,17 @@ EagerTensor lu_solve(Context& ctx, const EagerTensor& lu, const Tensor& pivots, 
   return finish<3>(ctx, OpId::lu_solve, std::move(x), {&lu, nullptr, &b}, [&](Node& n) {
     n.x[0] = lu.value();
     n.x[1] = pivots;
-    n.i0 = b.rank() == 1 ? 1 : 0;
+    n.set_attrs<LuSolveAttrs>().vector_rhs = b.rank() == 1;
   });
 }
 
 namespace {
-/// The eig node of eig and eigvals (i0 = 1: only w is exposed).
+/// The eig node of eig and eigvals (values_only: only w is exposed).
 detail::MultiOut record_eig(Context& ctx, const EagerTensor& a, bool values_only) {
   EigResult r = T::eig(ctx.session(), a.value());
   Tensor ys[] = {std::move(r.W), std::move(r.V)};
   const EagerTensor* in[] = {&a};
-  return detail::finish_multi(ctx, OpId::eig, ys, in, [&](Node& n) { n.i0 = values_only ? 1 : 0; });
+  return detail::finish_multi(ctx, OpId::eig, ys, in, [&](Node& n) { n.set_attrs<EigAttrs>().values_only = values_only; });
 }
 }  // namespace
 

@@ -42,14 +42,14 @@ Scalar scalar_for(const Scalar& v, DType d) {
 // (the adjoint of z ↦ α·z under Re⟨·,·⟩ is w ↦ conj(α)·w; a real x receives the real
 // part, which the accumulation takes).
 Tensor jvp_axpby(Session& s, const Node& n, const Tensor* t) {
-  if (!t[1].defined()) return t[0].defined() ? T::mul(s, t[0], n.sx[0]) : Tensor();
-  Tensor r = T::mul(s, t[1], n.sx[1]);  // fresh, y's dtype
-  if (t[0].defined()) T::axpby(s, n.sx[0], t[0], 1.0, r);
+  if (!t[1].defined()) return t[0].defined() ? T::mul(s, t[0], n.attr<AxpbyAttrs>().alpha) : Tensor();
+  Tensor r = T::mul(s, t[1], n.attr<AxpbyAttrs>().beta);  // fresh, y's dtype
+  if (t[0].defined()) T::axpby(s, n.attr<AxpbyAttrs>().alpha, t[0], 1.0, r);
   return r;
 }
 void vjp_axpby(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  if (n.in[0].kind) out[0] = {T::mul(s, g, detail::conj_scalar(n.sx[0])), true};
-  if (n.in[1].kind) out[1] = {T::mul(s, g, detail::conj_scalar(n.sx[1])), true};
+  if (n.in[0].kind) out[0] = {T::mul(s, g, detail::conj_scalar(n.attr<AxpbyAttrs>().alpha)), true};
+  if (n.in[1].kind) out[1] = {T::mul(s, g, detail::conj_scalar(n.attr<AxpbyAttrs>().beta)), true};
 }
 
 // Note [Index scatter-add]
@@ -91,16 +91,16 @@ Tensor index_scatter_add(Session& s, const Tensor& g, const Tensor& indices, int
 }
 // Both nodes: x[1] the indices, i0 the normalized axis, i1 x's extent along it.
 Tensor jvp_take_along_axis(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::take_along_axis(s, t[0], n.x[1], n.i0) : Tensor();
+  return t[0].defined() ? T::take_along_axis(s, t[0], n.x[1], n.attr<IndexAxisAttrs>().axis) : Tensor();
 }
 void vjp_take_along_axis(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  out[0] = {index_scatter_add(s, g, n.x[1], static_cast<int>(n.i0), n.i1, true), true};
+  out[0] = {index_scatter_add(s, g, n.x[1], static_cast<int>(n.attr<IndexAxisAttrs>().axis), n.attr<IndexAxisAttrs>().extent, true), true};
 }
 Tensor jvp_index_select(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::index_select(s, t[0], n.i0, n.x[1]) : Tensor();
+  return t[0].defined() ? T::index_select(s, t[0], n.attr<IndexAxisAttrs>().axis, n.x[1]) : Tensor();
 }
 void vjp_index_select(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  out[0] = {index_scatter_add(s, g, n.x[1], static_cast<int>(n.i0), n.i1, false), true};
+  out[0] = {index_scatter_add(s, g, n.x[1], static_cast<int>(n.attr<IndexAxisAttrs>().axis), n.attr<IndexAxisAttrs>().extent, false), true};
 }
 
 // ---- grouped_gemm, one node per item: C = α·a'·b' + β·c with a' = op(a), b' = op(b)
@@ -118,26 +118,26 @@ Tensor jvp_grouped_gemm(Session& s, const Node& n, const Tensor* t) {
   DotDims d;
   d.lhs_contracting = {1};
   d.rhs_contracting = {0};
-  d.conj_lhs = (n.i0 & 1) != 0;
-  d.conj_rhs = (n.i0 & 2) != 0;
+  d.conj_lhs = n.attr<GemmAttrs>().conj_a;
+  d.conj_rhs = n.attr<GemmAttrs>().conj_b;
   Tensor r;
   Scalar acc = 0.0;
   if (t[2].defined()) {
-    r = T::mul(s, t[2], n.sx[1]);
+    r = T::mul(s, t[2], n.attr<GemmAttrs>().beta);
     acc = 1.0;
   } else {
     r = Tensor::empty(n.y[0].shape().span(), n.y[0].dtype());
   }
   if (t[0].defined()) {
-    T::dot_general_into(s, t[0], n.x[1], d, r, n.sx[0], acc);
+    T::dot_general_into(s, t[0], n.x[1], d, r, n.attr<GemmAttrs>().alpha, acc);
     acc = 1.0;
   }
-  if (t[1].defined()) T::dot_general_into(s, n.x[0], t[1], d, r, n.sx[0], acc);
+  if (t[1].defined()) T::dot_general_into(s, n.x[0], t[1], d, r, n.attr<GemmAttrs>().alpha, acc);
   return r;
 }
 void vjp_grouped_gemm(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const bool ca = (n.i0 & 1) != 0, cb = (n.i0 & 2) != 0;
-  const Scalar alpha = n.sx[0], conj_alpha = detail::conj_scalar(n.sx[0]);
+  const bool ca = n.attr<GemmAttrs>().conj_a, cb = n.attr<GemmAttrs>().conj_b;
+  const Scalar alpha = n.attr<GemmAttrs>().alpha, conj_alpha = detail::conj_scalar(n.attr<GemmAttrs>().alpha);
   GemmItem items[2];
   int k = 0;
   Tensor bt, at, ga, gb;
@@ -156,7 +156,7 @@ void vjp_grouped_gemm(Session& s, const Node& n, const Tensor& g, Grad* out) {
   if (k > 0) T::grouped_gemm(s, std::span<const GemmItem>(items, static_cast<std::size_t>(k)));
   if (n.in[0].kind) out[0] = {std::move(ga), true};
   if (n.in[1].kind) out[1] = {std::move(gb), true};
-  if (n.in[2].kind) out[2] = {T::mul(s, g, detail::conj_scalar(n.sx[1])), true};
+  if (n.in[2].kind) out[2] = {T::mul(s, g, detail::conj_scalar(n.attr<GemmAttrs>().beta)), true};
 }
 
 using detail::norm_axis;
@@ -183,8 +183,7 @@ EagerTensor axpby(Context& ctx, Scalar alpha, const EagerTensor& x, Scalar beta,
   T::copy_into(s, yv, r);
   T::axpby(s, alpha, x.value(), beta, r);
   return finish<2>(ctx, OpId::axpby, std::move(r), {&x, &y}, [&](Node& n) {
-    n.sx[0] = alpha;
-    n.sx[1] = beta;
+    n.set_attrs(AxpbyAttrs{alpha, beta});
   });
 }
 
@@ -192,8 +191,8 @@ EagerTensor take_along_axis(Context& ctx, const EagerTensor& x, const Tensor& in
   Tensor y = T::take_along_axis(ctx.session(), x.value(), indices, axis);
   return finish<2>(ctx, OpId::take_along_axis, std::move(y), {&x, nullptr}, [&](Node& n) {
     n.x[1] = indices;
-    n.i0 = norm_axis(axis, x.value().rank());
-    n.i1 = x.value().extent(static_cast<int>(n.i0));
+    const std::int64_t ax = norm_axis(axis, x.value().rank());
+    n.set_attrs(IndexAxisAttrs{ax, x.value().extent(static_cast<int>(ax))});
   });
 }
 
@@ -201,8 +200,8 @@ EagerTensor index_select(Context& ctx, const EagerTensor& x, std::int64_t axis, 
   Tensor y = T::index_select(ctx.session(), x.value(), axis, indices);
   return finish<2>(ctx, OpId::index_select, std::move(y), {&x, nullptr}, [&](Node& n) {
     n.x[1] = indices;
-    n.i0 = norm_axis(axis, x.value().rank());
-    n.i1 = x.value().extent(static_cast<int>(n.i0));
+    const std::int64_t ax = norm_axis(axis, x.value().rank());
+    n.set_attrs(IndexAxisAttrs{ax, x.value().extent(static_cast<int>(ax))});
   });
 }
 
@@ -243,9 +242,7 @@ std::vector<EagerTensor> grouped_gemm(Context& ctx, std::span<const AdGemmItem> 
     r.push_back(finish<3>(ctx, OpId::grouped_gemm, std::move(outs[i]), {&it.a, &it.b, it.c ? &*it.c : nullptr}, [&](Node& n) {
       if (detail::differentiable(it.b)) n.x[0] = it.a.value();
       if (detail::differentiable(it.a)) n.x[1] = it.b.value();
-      n.sx[0] = scalar_for(it.alpha, yd);
-      n.sx[1] = scalar_for(it.beta, yd);
-      n.i0 = (it.conj_a ? 1 : 0) | (it.conj_b ? 2 : 0);
+      n.set_attrs(GemmAttrs{scalar_for(it.alpha, yd), scalar_for(it.beta, yd), it.conj_a, it.conj_b});
     }));
   }
   return r;

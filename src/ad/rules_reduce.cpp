@@ -20,12 +20,19 @@ namespace {
 
 namespace T = ::tenferro;
 
+/// The node's reduction attributes; norm_squared (NoAttrs) reduces every axis.
+const ReduceAttrs& reduce_attrs(const Node& n) noexcept {
+  static const ReduceAttrs kAll{Dims(), true, false};
+  const ReduceAttrs* a = std::get_if<ReduceAttrs>(&n.attrs);
+  return a ? *a : kAll;
+}
+
 /// The reduced axes of node n (normalized, ascending) as a mask over x's axes.
 std::uint64_t reduced_mask(const Node& n) {
   const int r = n.x[0].rank();
-  if (n.all_axes) return r >= 64 ? ~0ull : ((1ull << r) - 1);
+  if (reduce_attrs(n).all_axes) return r >= 64 ? ~0ull : ((1ull << r) - 1);
   std::uint64_t m = 0;
-  for (std::int64_t a : n.axes) m |= 1ull << (a < 0 ? a + r : a);
+  for (std::int64_t a : reduce_attrs(n).axes) m |= 1ull << (a < 0 ? a + r : a);
   return m;
 }
 
@@ -41,7 +48,7 @@ Dims reduced_axes(const Node& n) {
 /// A value of the reduction's output shape, viewed with x's rank (reduced axes kept
 /// with extent 1).
 Tensor keep_dims(Session& s, const Node& n, const Tensor& g) {
-  if (n.keepdims || g.rank() == n.x[0].rank()) return g;
+  if (reduce_attrs(n).keepdims || g.rank() == n.x[0].rank()) return g;
   const std::uint64_t m = reduced_mask(n);
   Shape k = n.x[0].shape();
   for (int i = 0; i < k.size(); ++i)
@@ -54,8 +61,8 @@ Tensor expand(Session& s, const Node& n, const Tensor& g) {
 }
 /// The reduction of `t` over the node's axes, with the node's keepdims.
 Tensor sum_like(Session& s, const Node& n, const Tensor& t) {
-  if (n.all_axes) return T::sum(s, t);
-  return T::sum(s, t, n.axes.span(), n.keepdims);
+  if (reduce_attrs(n).all_axes) return T::sum(s, t);
+  return T::sum(s, t, reduce_attrs(n).axes.span(), reduce_attrs(n).keepdims);
 }
 
 // A full sum of a small tensor hands on a compact owned cotangent rather than a
@@ -191,28 +198,28 @@ Tensor linear_recurrence(Session& s, Tensor a, Tensor b, std::int64_t axis) {
 }
 
 void vjp_cumsum(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  out[0] = {flip(T::cumsum(s, flip(g, n.i0), n.i0), n.i0), false};
+  out[0] = {flip(T::cumsum(s, flip(g, n.attr<AxisAttrs>().axis), n.attr<AxisAttrs>().axis), n.attr<AxisAttrs>().axis), false};
 }
-Tensor jvp_cumsum(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? T::cumsum(s, t[0], n.i0) : Tensor(); }
+Tensor jvp_cumsum(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? T::cumsum(s, t[0], n.attr<AxisAttrs>().axis) : Tensor(); }
 
 // cumprod: y[k] = y[k-1]·x[k]. Tangent: dy[k] = x[k]·dy[k-1] + e[k]·t[k] with the
 // exclusive product e[k] = y[k-1] (e[0] = 1). Cotangent: gx[k] = conj(e[k])·r[k] with
 // r[k] = g[k] + conj(x[k+1])·r[k+1] (r[n] = 0), the adjoint recurrence, run on the
 // reversed axis. Neither divides by x, so zeros are exact (Note [prod with zeros]).
-Tensor exclusive_prod(Session& s, const Node& n) { return shift(s, n.y[0], n.i0, 1, 1.0); }
+Tensor exclusive_prod(Session& s, const Node& n) { return shift(s, n.y[0], n.attr<AxisAttrs>().axis, 1, 1.0); }
 void vjp_cumprod(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  Tensor next = detail::conj_if_complex(s, shift(s, n.x[0], n.i0, -1, 0.0));  // conj(x[k+1]), 0 at the end
-  Tensor r = flip(linear_recurrence(s, flip(next, n.i0), flip(g, n.i0), n.i0), n.i0);
+  Tensor next = detail::conj_if_complex(s, shift(s, n.x[0], n.attr<AxisAttrs>().axis, -1, 0.0));  // conj(x[k+1]), 0 at the end
+  Tensor r = flip(linear_recurrence(s, flip(next, n.attr<AxisAttrs>().axis), flip(g, n.attr<AxisAttrs>().axis), n.attr<AxisAttrs>().axis), n.attr<AxisAttrs>().axis);
   out[0] = {T::mul(s, r, detail::conj_if_complex(s, exclusive_prod(s, n))), true};
 }
 Tensor jvp_cumprod(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined()) return {};
-  return linear_recurrence(s, n.x[0], T::mul(s, exclusive_prod(s, n), t[0]), n.i0);
+  return linear_recurrence(s, n.x[0], T::mul(s, exclusive_prod(s, n), t[0]), n.attr<AxisAttrs>().axis);
 }
 
 /// Σ over the node's axis, kept with extent 1.
 Tensor axis_sum(Session& s, const Node& n, const Tensor& t) {
-  const std::int64_t ax[] = {n.i0};
+  const std::int64_t ax[] = {n.attr<AxisAttrs>().axis};
   return T::sum(s, t, ax, true);
 }
 // softmax: dy = y·(dx - Σ y·dx); vjp y·(g - Σ g·y) (real dtypes: self-adjoint).
@@ -233,7 +240,7 @@ Tensor jvp_log_softmax(Session& s, const Node& n, const Tensor* t) {
 EagerTensor along_axis(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, std::int64_t axis) {
   return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) {
     n.x[0] = x.value();
-    n.i0 = detail::norm_axis(axis, x.value().rank());
+    n.set_attrs<AxisAttrs>().axis = detail::norm_axis(axis, x.value().rank());
   });
 }
 
@@ -241,9 +248,10 @@ EagerTensor reduction(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, s
                       bool keepdims) {
   return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) {
     n.x[0] = x.value();
-    n.axes = Dims(axes);
-    n.all_axes = all;
-    n.keepdims = keepdims;
+    ReduceAttrs& a = n.set_attrs<ReduceAttrs>();
+    a.axes = Dims(axes);
+    a.all_axes = all;
+    a.keepdims = keepdims;
   });
 }
 
@@ -310,7 +318,7 @@ EagerTensor vdot(Context& ctx, const EagerTensor& a, const EagerTensor& b) {
   });
 }
 EagerTensor norm_squared(Context& ctx, const EagerTensor& x) {
-  return reduction(ctx, OpId::norm_squared, T::norm_squared(ctx.session(), x.value()), x, {}, true, false);
+  return finish<1>(ctx, OpId::norm_squared, T::norm_squared(ctx.session(), x.value()), {&x}, [&](Node& n) { n.x[0] = x.value(); });
 }
 
 }  // namespace tenferro::ad

@@ -23,19 +23,19 @@ Tensor tan_or_zero(Session& s, const Tensor* t, int k, const Node& n) { return d
 
 // ---- transpose: vjp is the inverse permutation (a view).
 void vjp_transpose(Session&, const Node& n, const Tensor& g, Grad* out) {
-  Dims inv(n.axes.size(), 0);
-  for (int i = 0; i < n.axes.size(); ++i) inv[static_cast<int>(n.axes[i])] = i;
+  Dims inv(n.attr<PermuteAttrs>().perm.size(), 0);
+  for (int i = 0; i < n.attr<PermuteAttrs>().perm.size(); ++i) inv[static_cast<int>(n.attr<PermuteAttrs>().perm[i])] = i;
   out[0] = {g.permute_view(inv.span()), false};
 }
 Tensor jvp_transpose(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::transpose(s, t[0], n.axes.span()) : Tensor();
+  return t[0].defined() ? T::transpose(s, t[0], n.attr<PermuteAttrs>().perm.span()) : Tensor();
 }
 
 // ---- broadcast_in_dim: vjp sums new and stretched axes, then restores x's axis order.
 void vjp_broadcast(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const Tensor& x = n.x[0];
   const int R = g.rank(), r = x.rank();
-  std::vector<std::int64_t> dims(n.axes.begin(), n.axes.end());
+  std::vector<std::int64_t> dims(n.attr<BroadcastAttrs>().dims.begin(), n.attr<BroadcastAttrs>().dims.end());
   for (auto& d : dims)
     if (d < 0) d += R;
   std::vector<bool> keep(static_cast<std::size_t>(R), false);
@@ -60,85 +60,85 @@ void vjp_broadcast(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {T::reshape(s, red, x.shape().span()), !sum_axes.empty()};
 }
 Tensor jvp_broadcast(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::broadcast_in_dim(s, t[0], n.y[0].shape().span(), n.axes.span()) : Tensor();
+  return t[0].defined() ? T::broadcast_in_dim(s, t[0], n.y[0].shape().span(), n.attr<BroadcastAttrs>().dims.span()) : Tensor();
 }
 
 // ---- diagonals
 void vjp_extract_diagonal(Session& s, const Node& n, const Tensor& g, Grad* out) {
   Tensor z = detail::zeros_like(s, n.x[0]);
-  T::copy_into(s, g, T::extract_diagonal_view(z, n.i0, n.i1));
+  T::copy_into(s, g, T::extract_diagonal_view(z, n.attr<DiagonalAttrs>().axis1, n.attr<DiagonalAttrs>().axis2));
   out[0] = {std::move(z), true};
 }
 Tensor jvp_extract_diagonal(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::extract_diagonal(s, t[0], n.i0, n.i1) : Tensor();
+  return t[0].defined() ? T::extract_diagonal(s, t[0], n.attr<DiagonalAttrs>().axis1, n.attr<DiagonalAttrs>().axis2) : Tensor();
 }
 void vjp_embed_diagonal(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  out[0] = {T::extract_diagonal(s, g, n.i0, n.i1), true};
+  out[0] = {T::extract_diagonal(s, g, n.attr<DiagonalAttrs>().axis1, n.attr<DiagonalAttrs>().axis2), true};
 }
 Tensor jvp_embed_diagonal(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::embed_diagonal(s, t[0], n.i0, n.i1) : Tensor();
+  return t[0].defined() ? T::embed_diagonal(s, t[0], n.attr<DiagonalAttrs>().axis1, n.attr<DiagonalAttrs>().axis2) : Tensor();
 }
 
 // ---- triangles: self-adjoint masks.
-void vjp_tril(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {T::tril(s, g, n.i0), true}; }
-Tensor jvp_tril(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? T::tril(s, t[0], n.i0) : Tensor(); }
-void vjp_triu(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {T::triu(s, g, n.i0), true}; }
-Tensor jvp_triu(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? T::triu(s, t[0], n.i0) : Tensor(); }
+void vjp_tril(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {T::tril(s, g, n.attr<TriangleAttrs>().offset), true}; }
+Tensor jvp_tril(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? T::tril(s, t[0], n.attr<TriangleAttrs>().offset) : Tensor(); }
+void vjp_triu(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {T::triu(s, g, n.attr<TriangleAttrs>().offset), true}; }
+Tensor jvp_triu(Session& s, const Node& n, const Tensor* t) { return t[0].defined() ? T::triu(s, t[0], n.attr<TriangleAttrs>().offset) : Tensor(); }
 
 // ---- reverse: self-adjoint (a view).
-void vjp_reverse(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {T::reverse_view(g, n.axes.span()), false}; }
+void vjp_reverse(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {T::reverse_view(g, n.attr<AxesAttrs>().axes.span()), false}; }
 Tensor jvp_reverse(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::reverse(s, t[0], n.axes.span()) : Tensor();
+  return t[0].defined() ? T::reverse(s, t[0], n.attr<AxesAttrs>().axes.span()) : Tensor();
 }
 
-// ---- pad (see the worked example at the top). Extra: d1 low, d2 high, d3 interior.
+// ---- pad (see the worked example at the top). Attributes: PadAttrs.
 void vjp_pad(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const auto& e = *n.extra;
+  const PadAttrs& e = n.attr<PadAttrs>();
   const int r = g.rank();
   Dims nlow(r, 0), nhigh(r, 0), zero(r, 0), starts(r, 0), limits(r, 0), steps(r, 1);
   for (int i = 0; i < r; ++i) {
-    nlow[i] = -e.d1[i];
-    nhigh[i] = -e.d2[i];
+    nlow[i] = -e.low[i];
+    nhigh[i] = -e.high[i];
   }
   Tensor p = T::pad(s, g, 0.0, nlow.span(), nhigh.span(), zero.span());
   for (int i = 0; i < r; ++i) {
     limits[i] = p.extent(i);
-    steps[i] = e.d3[i] + 1;
+    steps[i] = e.interior[i] + 1;
   }
   out[0] = {T::slice_view(p, starts, limits, steps), false};
 }
 Tensor jvp_pad(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined()) return {};
-  const auto& e = *n.extra;
-  return T::pad(s, t[0], 0.0, e.d1.span(), e.d2.span(), e.d3.span());
+  const PadAttrs& e = n.attr<PadAttrs>();
+  return T::pad(s, t[0], 0.0, e.low.span(), e.high.span(), e.interior.span());
 }
 
-// ---- slice: the transpose is a pad with interior stride - 1. Extra: d1 starts, d2
-// limits, d3 strides (empty: 1).
+// ---- slice: the transpose is a pad with interior stride - 1. Attributes: SliceAttrs
+// (strides empty: 1).
 void vjp_slice(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const auto& e = *n.extra;
+  const SliceAttrs& e = n.attr<SliceAttrs>();
   const Tensor& x = n.x[0];
   const int r = x.rank();
   Dims low(r, 0), high(r, 0), interior(r, 0);
   for (int i = 0; i < r; ++i) {
-    const std::int64_t st = e.d3.empty() ? 1 : e.d3[i];
+    const std::int64_t st = e.strides.empty() ? 1 : e.strides[i];
     const std::int64_t cnt = g.extent(i);
-    low[i] = e.d1[i];
+    low[i] = e.starts[i];
     interior[i] = cnt == 0 ? 0 : st - 1;
-    high[i] = cnt == 0 ? x.extent(i) - e.d1[i] : x.extent(i) - e.d1[i] - (cnt - 1) * st - 1;
+    high[i] = cnt == 0 ? x.extent(i) - e.starts[i] : x.extent(i) - e.starts[i] - (cnt - 1) * st - 1;
   }
   out[0] = {T::pad(s, g, 0.0, low.span(), high.span(), interior.span()), true};
 }
 Tensor jvp_slice(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined()) return {};
-  const auto& e = *n.extra;
-  return T::slice(s, t[0], e.d1, e.d2, e.d3);
+  const SliceAttrs& e = n.attr<SliceAttrs>();
+  return T::slice(s, t[0], e.starts, e.limits, e.strides);
 }
 
-// ---- concatenate / stack (variadic; i0 = normalized axis).
+// ---- concatenate / stack (variadic; AxisAttrs: the normalized axis).
 void vjp_concatenate(Session&, const Node& n, const Tensor& g, Grad* out) {
   std::int64_t off = 0;
-  const int ax = static_cast<int>(n.i0);
+  const int ax = static_cast<int>(n.attr<AxisAttrs>().axis);
   for (int k = 0; k < n.num_inputs(); ++k) {
     const std::int64_t e = n.input(k).extent(ax);
     if (n.ref(k).kind) out[k] = {g.slice_view(ax, off, off + e), false};
@@ -148,17 +148,17 @@ void vjp_concatenate(Session&, const Node& n, const Tensor& g, Grad* out) {
 Tensor jvp_concatenate(Session& s, const Node& n, const Tensor* t) {
   std::vector<Tensor> ts;
   for (int k = 0; k < n.num_inputs(); ++k) ts.push_back(detail::or_zeros(s, t[k], n.input(k)));
-  return T::concatenate(s, ts, n.i0);
+  return T::concatenate(s, ts, n.attr<AxisAttrs>().axis);
 }
 void vjp_stack(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const int ax = static_cast<int>(n.i0);
+  const int ax = static_cast<int>(n.attr<AxisAttrs>().axis);
   for (int k = 0; k < n.num_inputs(); ++k)
     if (n.ref(k).kind) out[k] = {T::reshape(s, g.slice_view(ax, k, k + 1), n.input(k).shape().span()), false};
 }
 Tensor jvp_stack(Session& s, const Node& n, const Tensor* t) {
   std::vector<Tensor> ts;
   for (int k = 0; k < n.num_inputs(); ++k) ts.push_back(detail::or_zeros(s, t[k], n.input(k)));
-  return T::stack(s, ts, n.i0);
+  return T::stack(s, ts, n.attr<AxisAttrs>().axis);
 }
 
 // ---- dynamic slices. Extra: index (start indices), d1 slice sizes.
@@ -168,7 +168,7 @@ void vjp_dynamic_slice(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {std::move(z), true};
 }
 Tensor jvp_dynamic_slice(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::dynamic_slice(s, t[0], n.extra->index, n.extra->d1) : Tensor();
+  return t[0].defined() ? T::dynamic_slice(s, t[0], n.extra->index, n.attr<DynamicSliceAttrs>().slice_sizes) : Tensor();
 }
 void vjp_dynamic_update_slice(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const Tensor& idx = n.extra->index;
@@ -213,26 +213,28 @@ Dims window_sizes(const ScatterDims& d, const Tensor& operand, const Tensor& upd
 }
 void vjp_gather(Session& s, const Node& n, const Tensor& g, Grad* out) {
   Tensor z = detail::zeros_like(s, n.x[0]);
-  T::scatter_inplace(s, z, n.extra->index, g, scatter_dims_of(n.extra->gather), ScatterCombiner::add);
+  T::scatter_inplace(s, z, n.extra->index, g, scatter_dims_of(n.attr<GatherAttrs>().dims), ScatterCombiner::add);
   out[0] = {std::move(z), true};
 }
 Tensor jvp_gather(Session& s, const Node& n, const Tensor* t) {
-  return t[0].defined() ? T::gather(s, t[0], n.extra->index, n.extra->gather, n.extra->d1) : Tensor();
+  return t[0].defined() ? T::gather(s, t[0], n.extra->index, n.attr<GatherAttrs>().dims, n.attr<GatherAttrs>().slice_sizes) : Tensor();
 }
 void vjp_scatter(Session& s, const Node& n, const Tensor& g, Grad* out) {
   const auto& e = *n.extra;
+  const ScatterAttrs& a = n.attr<ScatterAttrs>();
   if (n.in[0].kind) {
-    if (e.combiner == ScatterCombiner::add)
+    if (a.combiner == ScatterCombiner::add)
       out[0] = {g, false};
     else
-      out[0] = {T::scatter(s, g, e.index, detail::zeros_like(s, n.x[1]), e.scatter, ScatterCombiner::replace), true};
+      out[0] = {T::scatter(s, g, e.index, detail::zeros_like(s, n.x[1]), a.dims, ScatterCombiner::replace), true};
   }
-  if (n.in[1].kind) out[1] = {T::gather(s, g, e.index, gather_dims_of(e.scatter), window_sizes(e.scatter, n.x[0], n.x[1])), true};
+  if (n.in[1].kind) out[1] = {T::gather(s, g, e.index, gather_dims_of(a.dims), window_sizes(a.dims, n.x[0], n.x[1])), true};
 }
 Tensor jvp_scatter(Session& s, const Node& n, const Tensor* t) {
   if (!t[0].defined() && !t[1].defined()) return {};
   const auto& e = *n.extra;
-  return T::scatter(s, tan_or_zero(s, t, 0, n), e.index, tan_or_zero(s, t, 1, n), e.scatter, e.combiner);
+  const ScatterAttrs& a = n.attr<ScatterAttrs>();
+  return T::scatter(s, tan_or_zero(s, t, 0, n), e.index, tan_or_zero(s, t, 1, n), a.dims, a.combiner);
 }
 
 template <class Fill> EagerTensor unary_node(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, Fill&& fill) {
@@ -270,49 +272,47 @@ void register_structural_rules(std::array<Rules, tenferro::detail::kNumOps>& t) 
 // ---------------------------------------------------------------- wrappers
 
 EagerTensor transpose(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> perm) {
-  return unary_node(ctx, OpId::transpose, T::transpose(ctx.session(), x.value(), perm), x, [&](Node& n) { n.axes = Dims(perm); });
+  return unary_node(ctx, OpId::transpose, T::transpose(ctx.session(), x.value(), perm), x, [&](Node& n) { n.set_attrs<PermuteAttrs>().perm = Dims(perm); });
 }
 EagerTensor broadcast_in_dim(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> shape,
                              std::span<const std::int64_t> broadcast_dimensions) {
   return unary_node(ctx, OpId::broadcast_in_dim, T::broadcast_in_dim(ctx.session(), x.value(), shape, broadcast_dimensions), x,
-                    [&](Node& n) { n.axes = Dims(broadcast_dimensions); });
+                    [&](Node& n) { n.set_attrs<BroadcastAttrs>().dims = Dims(broadcast_dimensions); });
 }
 EagerTensor extract_diagonal(Context& ctx, const EagerTensor& x, std::int64_t axis1, std::int64_t axis2) {
   return unary_node(ctx, OpId::extract_diagonal, T::extract_diagonal(ctx.session(), x.value(), axis1, axis2), x, [&](Node& n) {
-    n.i0 = axis1;
-    n.i1 = axis2;
+    n.set_attrs(DiagonalAttrs{axis1, axis2});
   });
 }
 EagerTensor embed_diagonal(Context& ctx, const EagerTensor& x, std::int64_t axis1, std::int64_t axis2) {
   return unary_node(ctx, OpId::embed_diagonal, T::embed_diagonal(ctx.session(), x.value(), axis1, axis2), x, [&](Node& n) {
-    n.i0 = axis1;
-    n.i1 = axis2;
+    n.set_attrs(DiagonalAttrs{axis1, axis2});
   });
 }
 EagerTensor tril(Context& ctx, const EagerTensor& x, std::int64_t offset) {
-  return unary_node(ctx, OpId::tril, T::tril(ctx.session(), x.value(), offset), x, [&](Node& n) { n.i0 = offset; });
+  return unary_node(ctx, OpId::tril, T::tril(ctx.session(), x.value(), offset), x, [&](Node& n) { n.set_attrs<TriangleAttrs>().offset = offset; });
 }
 EagerTensor triu(Context& ctx, const EagerTensor& x, std::int64_t offset) {
-  return unary_node(ctx, OpId::triu, T::triu(ctx.session(), x.value(), offset), x, [&](Node& n) { n.i0 = offset; });
+  return unary_node(ctx, OpId::triu, T::triu(ctx.session(), x.value(), offset), x, [&](Node& n) { n.set_attrs<TriangleAttrs>().offset = offset; });
 }
 EagerTensor reverse(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> axes) {
-  return unary_node(ctx, OpId::reverse, T::reverse(ctx.session(), x.value(), axes), x, [&](Node& n) { n.axes = Dims(axes); });
+  return unary_node(ctx, OpId::reverse, T::reverse(ctx.session(), x.value(), axes), x, [&](Node& n) { n.set_attrs<AxesAttrs>().axes = Dims(axes); });
 }
 EagerTensor pad(Context& ctx, const EagerTensor& x, Scalar padding_value, std::span<const std::int64_t> low,
                 std::span<const std::int64_t> high, std::span<const std::int64_t> interior) {
   return unary_node(ctx, OpId::pad, T::pad(ctx.session(), x.value(), padding_value, low, high, interior), x, [&](Node& n) {
-    auto& e = n.ex();
-    e.d1 = Dims(low);
-    e.d2 = Dims(high);
-    e.d3 = Dims(interior);
+    PadAttrs& a = n.set_attrs<PadAttrs>();
+    a.low = Dims(low);
+    a.high = Dims(high);
+    a.interior = Dims(interior);
   });
 }
 EagerTensor slice(Context& ctx, const EagerTensor& x, const Dims& starts, const Dims& limits, const Dims& strides) {
   return unary_node(ctx, OpId::slice, T::slice(ctx.session(), x.value(), starts, limits, strides), x, [&](Node& n) {
-    auto& e = n.ex();
-    e.d1 = starts;
-    e.d2 = limits;
-    e.d3 = strides;
+    SliceAttrs& a = n.set_attrs<SliceAttrs>();
+    a.starts = starts;
+    a.limits = limits;
+    a.strides = strides;
   });
 }
 EagerTensor concatenate(Context& ctx, std::span<const EagerTensor> xs, std::int64_t axis) {
@@ -320,20 +320,20 @@ EagerTensor concatenate(Context& ctx, std::span<const EagerTensor> xs, std::int6
   vals.reserve(xs.size());
   for (const auto& x : xs) vals.push_back(x.value());
   Tensor y = T::concatenate(ctx.session(), vals, axis);
-  return detail::finish_variadic(ctx, OpId::concatenate, std::move(y), xs, [&](Node& n) { n.i0 = norm_axis(axis, n.y[0].rank()); });
+  return detail::finish_variadic(ctx, OpId::concatenate, std::move(y), xs, [&](Node& n) { n.set_attrs<AxisAttrs>().axis = norm_axis(axis, n.y[0].rank()); });
 }
 EagerTensor stack(Context& ctx, std::span<const EagerTensor> xs, std::int64_t axis) {
   std::vector<Tensor> vals;
   vals.reserve(xs.size());
   for (const auto& x : xs) vals.push_back(x.value());
   Tensor y = T::stack(ctx.session(), vals, axis);
-  return detail::finish_variadic(ctx, OpId::stack, std::move(y), xs, [&](Node& n) { n.i0 = norm_axis(axis, n.y[0].rank()); });
+  return detail::finish_variadic(ctx, OpId::stack, std::move(y), xs, [&](Node& n) { n.set_attrs<AxisAttrs>().axis = norm_axis(axis, n.y[0].rank()); });
 }
 EagerTensor dynamic_slice(Context& ctx, const EagerTensor& x, const Tensor& start_indices, const Dims& slice_sizes) {
   return unary_node(ctx, OpId::dynamic_slice, T::dynamic_slice(ctx.session(), x.value(), start_indices, slice_sizes), x,
                     [&](Node& n) {
                       n.ex().index = start_indices;
-                      n.ex().d1 = slice_sizes;
+                      n.set_attrs<DynamicSliceAttrs>().slice_sizes = slice_sizes;
                     });
 }
 EagerTensor dynamic_update_slice(Context& ctx, const EagerTensor& x, const EagerTensor& update, const Tensor& start_indices) {
@@ -350,8 +350,9 @@ EagerTensor gather(Context& ctx, const EagerTensor& operand, const Tensor& start
                     [&](Node& n) {
                       auto& e = n.ex();
                       e.index = start_indices;
-                      e.gather = dims;
-                      e.d1 = slice_sizes;
+                      GatherAttrs& a = n.set_attrs<GatherAttrs>();
+                      a.dims = dims;
+                      a.slice_sizes = slice_sizes;
                     });
 }
 EagerTensor scatter(Context& ctx, const EagerTensor& operand, const Tensor& scatter_indices, const EagerTensor& updates,
@@ -365,8 +366,9 @@ EagerTensor scatter(Context& ctx, const EagerTensor& operand, const Tensor& scat
     n.x[1] = updates.value();
     auto& e = n.ex();
     e.index = scatter_indices;
-    e.scatter = dims;
-    e.combiner = combiner;
+    ScatterAttrs& a = n.set_attrs<ScatterAttrs>();
+    a.dims = dims;
+    a.combiner = combiner;
   });
 }
 

@@ -68,9 +68,8 @@ namespace {
 namespace T = ::tenferro;
 using namespace linalg_util;
 
-// Node layout: y = {U, S, Vh} (thin, or full with M == N), sx[0] = η; i1 = kValues when
-// only S is exposed (svdvals: the JVP computes dS alone).
-constexpr std::int64_t kValues = 0, kVectors = 1;
+// Node layout: y = {U, S, Vh} (thin, or full with M == N); SvdAttrs: η, and values_only
+// when only S is exposed (svdvals: the JVP computes dS alone).
 
 /// v [K, b...] reshaped to [h0, h1, b...] where one of h0, h1 is K and the other 1.
 Tensor lead2(Session& s, const Tensor& v, std::int64_t h0, std::int64_t h1) {
@@ -118,13 +117,13 @@ Tensor jvp_values(Session& s, const Tensor& u, const Tensor& vh, const Tensor& d
 void jvp_svd(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
   if (!t[0].defined()) return;
   const Tensor &da = t[0], &u = n.y[0], &sv = n.y[1], &vh = n.y[2];
-  if (n.i1 == kValues) {
+  if (n.attr<SvdAttrs>().values_only) {
     dy[1] = jvp_values(s, u, vh, da);
     return;
   }
   const DType dt = u.dtype();
   const std::int64_t m = u.extent(0), k = u.extent(1), nn = vh.extent(1);
-  const Spectrum sp = spectrum(s, sv, n.sx[0].to<double>(), dt);
+  const Spectrum sp = spectrum(s, sv, n.attr<SvdAttrs>().eta, dt);
   Tensor dav = mm_bh(s, da, vh);  // dA·V [M, K]
   Tensor dp = mm_ah(s, u, dav);   // Uᴴ·dA·V [K, K]
   // Ω_U = ½F⁻∘H + ½F⁺∘Q, Ω_V = ½F⁻∘H − ½F⁺∘Q with H = dP + dPᴴ, Q = dP − dPᴴ
@@ -158,7 +157,7 @@ void vjp_svd(Session& s, const Node& n, const Tensor* g, Grad* out) {
     out[0] = {mm(s, mm(s, u, pbar), vh), true};
     return;
   }
-  const Spectrum sp = spectrum(s, sv, n.sx[0].to<double>(), dt);
+  const Spectrum sp = spectrum(s, sv, n.attr<SvdAttrs>().eta, dt);
   // J = Uᴴ·Ū, L = Vᴴ·V̄ = Vh·V̄hᴴ; P̄ = ½F⁻∘(A_J + A_L) + ½F⁺∘(A_J − A_L) + diag(S̄),
   // A_X = X − Xᴴ.
   Tensor j, l, aj, al;
@@ -206,8 +205,7 @@ detail::MultiOut record_svd(Context& ctx, const EagerTensor& a, SvdResult&& r, d
   Tensor ys[] = {std::move(r.U), std::move(r.S), std::move(r.Vh)};
   const EagerTensor* in[] = {&a};
   return detail::finish_multi(ctx, OpId::svd, ys, in, [&](Node& n) {
-    n.i1 = values_only ? kValues : kVectors;
-    n.sx[0] = eta;
+    n.set_attrs(SvdAttrs{values_only, eta});
   });
 }
 }  // namespace

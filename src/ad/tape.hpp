@@ -11,6 +11,7 @@
 
 #include "ops/catalog.hpp"
 #include "tenferro/ad.hpp"
+#include "tenferro/op_attrs.hpp"
 
 namespace tenferro::ad::detail {
 
@@ -33,21 +34,13 @@ inline Ref node_ref(std::size_t index, int slot = 0) noexcept {
 /// A reference to leaf `index`.
 inline Ref leaf_ref(std::size_t index) noexcept { return {1, 0, static_cast<std::int32_t>(index)}; }
 
-/// Parameters too large or too rare to keep inline in every node.
+/// Saved values of ops with an index tensor or a variadic input list.
 struct NodeExtra {
-  DotDims dot;
-  GatherDims gather;
-  ScatterDims scatter;
-  ScatterCombiner combiner = ScatterCombiner::add;
-  Dims d1, d2, d3;  ///< slice starts/limits/strides, pad low/high/interior, sizes
-  Tensor index;     ///< index tensor of gather/scatter/dynamic slices
-  std::vector<std::vector<std::int64_t>> labels;  ///< einsum operand labels
-  std::vector<std::int64_t> out_labels;           ///< einsum output labels
-  std::vector<Ref> refs;                          ///< variadic inputs (concatenate, stack, einsum)
-  std::vector<Tensor> xs;                         ///< variadic input values
+  Tensor index;            ///< index tensor of gather/scatter/dynamic slices
+  std::vector<Ref> refs;   ///< variadic inputs (concatenate, stack, einsum)
+  std::vector<Tensor> xs;  ///< variadic input values
 
-  /// Drops the tensors and the variadic lists (Note [Tape reuse]); the other fields are
-  /// overwritten by the next op that uses them and read only by that op's rules.
+  /// Drops the tensors and the variadic lists (Note [Tape reuse]).
   void release() noexcept {
     index.reset();
     refs.clear();
@@ -69,18 +62,26 @@ struct Node {
   OpId op{};
   std::uint8_t nin = 0;     ///< number of inputs (inline; variadic ops use extra)
   std::uint8_t nout = 1;    ///< number of outputs (y[0..nout))
-  bool keepdims = false;
-  bool all_axes = false;
   bool cot_owned[kMaxOutputs] = {};  ///< cot[j] is exclusively owned by this node (may be updated in place)
   Ref in[3];
   Tensor x[3];              ///< input values (undefined for scalar operands)
   Scalar sx[3];             ///< scalar operands
   Tensor y[kMaxOutputs];    ///< output values
   Tensor cot[kMaxOutputs];  ///< accumulated cotangents of the outputs (undefined: zero)
-  Dims axes;                ///< axes / permutation / shape parameter
-  std::int64_t i0 = 0, i1 = 0;
-  DType dtype = DType::f64;
+  OpAttrs attrs;            ///< the op's parameters (Note [Typed attributes]; the catalogue names the struct)
   std::unique_ptr<NodeExtra> extra;
+
+  /// The op's attributes as A (the struct the catalogue names for `op`).
+  template <class A> const A& attr() const noexcept { return *std::get_if<A>(&attrs); }
+  /// The attributes as A for filling in (A must be the struct the catalogue names for
+  /// `op`; finish checks it). A reused node of the same op keeps its alternative and its
+  /// buffers, so the caller sets every field.
+  template <class A> A& set_attrs() {
+    if (A* p = std::get_if<A>(&attrs)) return *p;
+    return attrs.emplace<A>();
+  }
+  /// Sets the attributes to `a`.
+  template <class A> A& set_attrs(A a) { return set_attrs<A>() = std::move(a); }
 
   int num_inputs() const noexcept { return extra && !extra->refs.empty() ? static_cast<int>(extra->refs.size()) : nin; }
   const Ref& ref(int k) const noexcept { return extra && !extra->refs.empty() ? extra->refs[k] : in[k]; }
@@ -195,7 +196,6 @@ struct Tape {
     }
     if (n.extra) n.extra->release();  // keep the allocation for the next op that needs one
     n.in[0] = n.in[1] = n.in[2] = Ref{};
-    n.keepdims = n.all_axes = false;
     n.nin = 0;
     n.nout = 1;
   }
@@ -222,6 +222,16 @@ struct EagerAccess {
 [[noreturn]] void throw_stale(std::string_view op);
 [[noreturn]] void throw_foreign(std::string_view op);
 [[noreturn]] void throw_no_rule(OpId op, std::string_view which);
+[[noreturn]] void throw_wrong_attrs(OpId op);
+/// Ends a node's fill: an op without parameters gets NoAttrs (a reused node may hold an
+/// earlier op's); any other op must have set the struct its catalogue row names
+/// (InternalError otherwise).
+inline void check_attrs(Node& n) {
+  const std::size_t want = op_attrs_index(n.op);
+  if (n.attrs.index() == want) return;
+  if (want != op_attrs_index(OpId::add)) throw_wrong_attrs(n.op);
+  n.attrs.emplace<NoAttrs>();
+}
 
 /// The reference an input contributes to a node of `ctx` (none for constants and for
 /// tensors that do not require grad). Throws for a stale or foreign reference.
@@ -282,6 +292,7 @@ EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const Eag
     Tensor tan;
     try {
       fill(n);
+      check_attrs(n);
       if (need_tan) {
         Tensor tans[N > 0 ? N : 1];
         for (std::size_t k = 0; k < N; ++k)
@@ -304,6 +315,7 @@ EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const Eag
   n.nin = static_cast<std::uint8_t>(N);
   n.y[0] = y;
   fill(n);
+  check_attrs(n);
   Tensor tans[N > 0 ? N : 1];
   for (std::size_t k = 0; k < N; ++k)
     if (inputs[k]) tans[k] = inputs[k]->tangent();

@@ -16,7 +16,7 @@ constexpr KernelTable make_cpu_table() {
   }) t[static_cast<int>(op)] = kernel_entry(op);
   // analytic: every row (Note [Family lists from the catalogue])
 #define TENFERRO_ANALYTIC_ITEM(name) t[static_cast<int>(OpId::name)] = kernel_entry(OpId::name);
-#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)
 #include "tenferro/op_catalog.def"
 #undef TENFERRO_OP
 #undef TENFERRO_ANALYTIC_ITEM

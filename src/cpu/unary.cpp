@@ -134,7 +134,7 @@ TENFERRO_DEFINE_UNARY(imag)
 TENFERRO_DEFINE_UNARY(angle)
 // The analytic functions: every `analytic` row (Note [Family lists from the catalogue]).
 #define TENFERRO_ANALYTIC_ITEM(name) TENFERRO_DEFINE_UNARY(name)
-#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) TENFERRO_ONLY_##family(name)
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)
 #include "tenferro/op_catalog.def"
 #undef TENFERRO_OP
 #undef TENFERRO_ANALYTIC_ITEM

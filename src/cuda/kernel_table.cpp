@@ -9,7 +9,7 @@ namespace {
 
 constexpr KernelTable make_cuda_table() {
   KernelTable t{};
-#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad) t[static_cast<int>(OpId::name)] = stub_entry();
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) t[static_cast<int>(OpId::name)] = stub_entry();
 #include "tenferro/op_catalog.def"
 #undef TENFERRO_OP
   return t;

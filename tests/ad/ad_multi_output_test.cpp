@@ -8,6 +8,7 @@
 #include <random>
 
 #include "ad/ad_check.hpp"
+#include "ad/tape.hpp"
 
 using namespace tenferro;
 using tenferro::testing::max_abs_diff;
@@ -141,6 +142,40 @@ TEST(AdMultiOutput, TangentsOfEveryOutput) {
   const ad::SvdTriple r = ad::svd(ctx, x, SvdMode::thin);
   const SvdResult sp = svd(s, shifted(h), SvdMode::thin), sm = svd(s, shifted(-h), SvdMode::thin);
   EXPECT_LE(max_abs_diff(s, r.S.tangent(), mul(s, sub(s, sp.S, sm.S), 0.5 / h)), 1e-6);
+}
+
+}  // namespace
+
+namespace {
+
+// Note [Typed attributes]: a recorded node carries the struct its catalogue row names.
+TEST(AdTypedAttributes, NodesCarryTheCatalogueStruct) {
+  static_assert(std::is_same_v<op_attrs_t<OpId::sum>, ReduceAttrs>);
+  static_assert(std::is_same_v<op_attrs_t<OpId::svd>, SvdAttrs>);
+  static_assert(std::is_same_v<op_attrs_t<OpId::add>, NoAttrs>);
+  EXPECT_EQ(op_info(OpId::triangular_solve).attrs, "TriangularSolveAttrs");
+  for (int i = 0; i < kNumOps; ++i) EXPECT_LT(op_attrs_index(static_cast<OpId>(i)), std::variant_size_v<OpAttrs>);
+  HeldSession s = backend().open_session();
+  std::mt19937_64 rng(4);
+  ad::Context ctx(s);
+  const ad::EagerTensor x = ctx.leaf(rand_in(rng, {3, 4, 2}, DType::f64, -1, 1));
+  (void)ad::sum(ctx, x, {-1, 0}, true);
+  (void)ad::svd(ctx, ad::reshape(ctx, x, {6, 4}), SvdMode::thin, ad::SvdAdOptions{.eta = 1e-9});
+  (void)ad::add(ctx, x, 1.0);
+  const auto& nodes = ctx.tape().nodes;
+  ASSERT_EQ(ctx.tape_size(), 4u);
+  const ReduceAttrs& r = nodes[0].attr<ReduceAttrs>();
+  EXPECT_EQ(r.axes, Dims({-1, 0}));
+  EXPECT_TRUE(r.keepdims);
+  EXPECT_FALSE(r.all_axes);
+  EXPECT_EQ(nodes[1].attr<ReshapeAttrs>().shape, Dims({6, 4}));
+  EXPECT_EQ(nodes[2].attr<SvdAttrs>().eta, 1e-9);
+  EXPECT_FALSE(nodes[2].attr<SvdAttrs>().values_only);
+  EXPECT_EQ(nodes[3].attrs.index(), op_attrs_index(OpId::add));
+  // A reused node takes the new op's struct.
+  ctx.clear_tape();
+  (void)ad::mul(ctx, x, 2.0);
+  EXPECT_TRUE(std::holds_alternative<NoAttrs>(ctx.tape().nodes[0].attrs));
 }
 
 }  // namespace
