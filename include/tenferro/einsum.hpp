@@ -96,6 +96,12 @@ TENFERRO_API void einsum_into(Session& s, std::span<const Tensor> operands, Eins
                               std::optional<std::span<const std::int64_t>> output, const Tensor& out,
                               const EinsumOptions& options = {});
 
+/// Counters of the one-shot program cache of the session's checked-out resources
+/// (Note [Einsum program cache]; managed through CpuBackend's cache calls with
+/// CacheKind::einsum_programs). Throws SessionEntryError when the session is not usable
+/// on this thread.
+TENFERRO_API PlanCacheStats einsum_program_cache_stats(Session& s);
+
 /// A label einsum slices (PlanOptions' memory limit): each slice holds `chunk`
 /// consecutive indices of it.
 struct EinsumSlicedLabel {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 #include "tenferro/dot.hpp"
 #include "tenferro/fft.hpp"

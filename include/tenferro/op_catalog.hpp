@@ -26,6 +26,7 @@
 #define TENFERRO_ONLY_elementwise(name)
 #define TENFERRO_ONLY_conversion(name)
 #define TENFERRO_ONLY_reduction(name)
+#define TENFERRO_ONLY_along_axis(name)
 #define TENFERRO_ONLY_blas1(name)
 #define TENFERRO_ONLY_structural(name)
 #define TENFERRO_ONLY_indexing(name)
@@ -48,7 +49,8 @@ inline constexpr int kNumOps = static_cast<int>(OpId::count_);
 
 /// Where a primitive's front end lives (src/ops/<family>, and its family folder).
 enum class OpFamily : std::uint8_t {
-  elementwise, analytic, conversion, reduction, blas1, structural, indexing, contraction, fft, linalg, einsum
+  elementwise, analytic, conversion, reduction, blas1, structural, indexing, contraction, fft, linalg, einsum,
+  along_axis,  ///< scans and normalizations along one axis (cumsum, softmax, ...)
 };
 /// "elementwise", "linalg", ...
 TENFERRO_API std::string_view op_family_name(OpFamily f) noexcept;

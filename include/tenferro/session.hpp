@@ -49,10 +49,11 @@ enum class CacheKind : std::uint8_t {
   dot_plans,          ///< dot_general analyses
   linalg_workspaces,  ///< LAPACK workspace sizes
   fft_plans,          ///< FFTW plans
+  einsum_programs,    ///< parsed and planned one-shot einsum calls (Note [Einsum program cache])
 };
 /// Number of cache kinds.
-inline constexpr int kNumCacheKinds = 3;
-/// "dot_plans", "linalg_workspaces", "fft_plans" ("?" outside the enum).
+inline constexpr int kNumCacheKinds = 4;
+/// "dot_plans", "linalg_workspaces", "fft_plans", "einsum_programs" ("?" outside the enum).
 TENFERRO_API std::string_view cache_kind_name(CacheKind k) noexcept;
 
 namespace detail {

@@ -8,7 +8,9 @@
 // index by hash, compare hash, length and words), so a hit costs a handful of compares;
 // a cache whose misses are very expensive (FFTW plans) is fully associative, so the
 // least recently used entry overall is the one replaced. Eviction is least-recently-used
-// within the set, and globally when the entry or byte limit would be exceeded. Counters: hits, misses, evictions, entries, bytes. A value
+// within the set, and globally when the entry or byte limit would be exceeded. Counters:
+// hits, misses, evictions, entries, bytes. find_recent probes the entry last used with
+// a caller's comparison before any key is built (a repeated call's hit). A value
 // too large for the byte limit (or any value when the limit is 0 entries) is kept in a
 // scratch slot that the next insert replaces: the caller can use it right away, but it
 // is never counted as cached. Values are destroyed by their destructor (an FFTW plan's
@@ -75,10 +77,10 @@ template <class V> class BoundedCache {
     Slot* set = set_of(hash);
     for (std::size_t w = 0; w < set_ways_; ++w) {
       Slot& e = set[w];
-      if (e.value && e.hash == hash && e.len == len &&
-          std::memcmp(e.key.get(), key, static_cast<std::size_t>(len) * sizeof(std::int64_t)) == 0) {
+      if (e.value && e.hash == hash && e.len == len && same_words(e.key.get(), key, len)) {
         e.last_use = ++clock_;
         ++stats_.hits;
+        recent_ = &e;
         return &*e.value;
       }
     }
@@ -86,11 +88,25 @@ template <class V> class BoundedCache {
     return nullptr;
   }
 
+  /// The entry last found or inserted, when `same(key, len)` accepts its key words (a
+  /// hit, counted as find counts it), else null (nothing counted: follow with find). A
+  /// caller that repeats one call checks its live arguments against the stored key
+  /// instead of serializing and hashing them (the one-shot einsum: Note [Einsum program
+  /// cache]).
+  template <class Same> V* find_recent(Same&& same) noexcept {
+    Slot* e = recent_;
+    if (!e || !e->value || !same(static_cast<const std::int64_t*>(e->key.get()), e->len)) return nullptr;
+    e->last_use = ++clock_;
+    ++stats_.hits;
+    return &*e->value;
+  }
+
   /// Stores `value` for the key (which must not be cached already) and returns it. `bytes`
   /// is the value's footprint beyond the key (for the byte limit).
   V* insert(const std::int64_t* key, int len, std::uint64_t hash, V&& value, std::size_t bytes = sizeof(V)) {
     const std::size_t total = bytes + static_cast<std::size_t>(len) * sizeof(std::int64_t);
     if (max_entries_ == 0 || total > max_bytes_) {
+      recent_ = nullptr;
       scratch_.emplace(std::move(value));
       return &*scratch_;
     }
@@ -108,6 +124,7 @@ template <class V> class BoundedCache {
     victim->value.emplace(std::move(value));
     ++stats_.entries;
     stats_.bytes += total;
+    recent_ = victim;
     return &*victim->value;
   }
 
@@ -116,6 +133,7 @@ template <class V> class BoundedCache {
     for (Slot& e : slots_)
       if (e.value) evict(e, false);
     scratch_.reset();
+    recent_ = nullptr;
   }
 
   /// New limits; drops every entry (the set count depends on the entry limit).
@@ -147,6 +165,13 @@ template <class V> class BoundedCache {
     std::unique_ptr<std::int64_t[]> key;
     std::optional<V> value;
   };
+  /// Word-by-word compare: keys are a few dozen words, for which an inlined loop is
+  /// cheaper than a memcmp call.
+  static bool same_words(const std::int64_t* a, const std::int64_t* b, int len) noexcept {
+    for (int i = 0; i < len; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
   Slot* set_of(std::uint64_t hash) noexcept {
     const std::uint64_t h = hash ^ (hash >> 31);
     return &slots_[static_cast<std::size_t>(h & mask_) * set_ways_];
@@ -183,6 +208,7 @@ template <class V> class BoundedCache {
   std::uint64_t clock_ = 0;
   PlanCacheStats stats_;
   std::optional<V> scratch_;
+  Slot* recent_ = nullptr;  ///< last found or inserted (find_recent); null after clear
 };
 
 }  // namespace tenferro::detail

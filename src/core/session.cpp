@@ -17,6 +17,7 @@ std::string_view cache_kind_name(CacheKind k) noexcept {
     case CacheKind::dot_plans: return "dot_plans";
     case CacheKind::linalg_workspaces: return "linalg_workspaces";
     case CacheKind::fft_plans: return "fft_plans";
+    case CacheKind::einsum_programs: return "einsum_programs";
   }
   return "?";
 }

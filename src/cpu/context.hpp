@@ -27,6 +27,9 @@ struct CpuResources {
   LinalgPlanCache linalg_plans{64, std::size_t{64} << 10};  ///< LAPACK workspace sizes (src/linalg)
   /// FFTW plans (src/fft): fully associative, as replanning costs far more than a scan.
   BoundedCache<ErasedHandle> fft_plans{32, std::size_t{1} << 20, BoundedCache<ErasedHandle>::kFullyAssociative};
+  /// One-shot einsum programs (src/einsum, Note [Einsum program cache]): set associative,
+  /// as a sweep's hit must cost a handful of compares.
+  BoundedCache<ErasedHandle> einsum_programs{32, std::size_t{1} << 20};
 
   /// Calls f(cache) on the cache of kind `k`; ArgumentError naming `op` outside the enum.
   template <class F> decltype(auto) visit_cache(CacheKind k, const char* op, F&& f) {
@@ -34,6 +37,7 @@ struct CpuResources {
       case CacheKind::dot_plans: return f(dot_plans);
       case CacheKind::linalg_workspaces: return f(linalg_plans);
       case CacheKind::fft_plans: return f(fft_plans);
+      case CacheKind::einsum_programs: return f(einsum_programs);
     }
     throw ArgumentError(op, "cache kind " + std::to_string(static_cast<int>(k)) + " is not a CacheKind");
   }

@@ -1,6 +1,7 @@
 // The CPU backend's kernel table (Note [Kernel tables]): every primitive has a CPU
 // kernel over its whole catalogue dtype set. A new catalogue row must be added here
 // (as a kernel or a stub), or the static_assert below fails.
+#include "cpu/reduce.hpp"
 #include "ops/kernel_table.hpp"
 
 namespace tenferro::detail {
@@ -24,10 +25,13 @@ constexpr KernelTable make_cpu_table() {
   for (OpId op : {
     OpId::convert, OpId::cast, OpId::copy, OpId::reshape
   }) t[static_cast<int>(op)] = kernel_entry(op);
-  // reduction
+  // reduction: every row, with its kernel (cpu/reduce.hpp; the front end in src/ops/reduce.cpp
+  // dispatches through these entries)
+  for (int i = 0; i < kNumOps; ++i)
+    if (kOps[i].family == OpFamily::reduction) t[i] = kernel_entry(static_cast<OpId>(i), cpu::reduce_kernel(static_cast<OpId>(i)));
+  // along one axis
   for (OpId op : {
-    OpId::sum, OpId::prod, OpId::max, OpId::min, OpId::mean, OpId::sum_squares, OpId::argmax,
-    OpId::argmin, OpId::logsumexp, OpId::cumsum, OpId::cumprod, OpId::softmax, OpId::log_softmax
+    OpId::cumsum, OpId::cumprod, OpId::softmax, OpId::log_softmax
   }) t[static_cast<int>(op)] = kernel_entry(op);
   // blas1
   for (OpId op : {
@@ -67,6 +71,7 @@ constexpr KernelTable make_cpu_table() {
 
 constexpr KernelTable kCpuTable = make_cpu_table();
 static_assert(table_complete(kCpuTable), "a catalogue op has no CPU entry: add it to src/cpu/kernel_table.cpp");
+static_assert(reduce_kernels_set(kCpuTable), "a reduction row has no CPU kernel: add it to cpu::reduce_kernel (cpu/reduce.hpp)");
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 #pragma once
-// Validation and operand preparation shared by every CPU op (elementwise, reductions,
-// BLAS-1). Two tiers of checks (STYLE 7): everything here validates user input and
+// Validation and operand preparation shared by every CPU op (elementwise, BLAS-1, ...):
+// the backend-neutral part is ops/prepare.hpp; this header adds the CPU forms. Two tiers of checks (STYLE 7): everything here validates user input and
 // throws typed errors whose message starts with the op name.
 #include "core/internal_check.hpp"
 
@@ -10,6 +10,7 @@
 
 #include "core/enum_check.hpp"
 #include "core/layout.hpp"
+#include "ops/prepare.hpp"
 #include "tenferro/cpu_backend.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/tensor.hpp"
@@ -17,30 +18,14 @@
 namespace tenferro::detail {
 
 /// `t` is defined and on the CPU; `what` names it in messages ("lhs", "out").
-void require_cpu_tensor(const Tensor& t, std::string_view op, std::string_view what);
+inline void require_cpu_tensor(const Tensor& t, std::string_view op, std::string_view what) {
+  require_tensor_on(t, DeviceKind::cpu, op, what);
+}
 
-/// `out` is defined, on the CPU, writable, has `dtype` (DTypeError) and `shape`
-/// (ShapeError), and no two of its elements share memory (ArgumentError).
-void require_output(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape);
-
-/// ArgumentError unless `out` and `in` are disjoint in memory, or (when `same_ok`) `in`,
-/// broadcast to out's shape, is exactly out's layout (same first element and strides).
-void check_overlap(const Tensor& out, const Tensor& in, std::string_view op, bool same_ok);
-
-/// Byte range [lo, hi) touched by t (empty, lo == hi, when t has no elements).
-std::pair<const char*, const char*> byte_range(const Tensor& t) noexcept;
-
-/// Whether x and y touch a common byte (same storage, or overlapping external memory).
-bool memory_overlaps(const Tensor& x, const Tensor& y) noexcept;
-
-/// Byte strides of `t` broadcast to `shape` (rank >= t.rank(); 0 on stretched axes).
-void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexcept;
-
-/// "[2, 3] f64" for messages.
-std::string describe(const Tensor& t);
-
-/// A compact tensor for an op's result (from the session's pool when inside one).
-Tensor new_output(std::span<const std::int64_t> shape, DType dtype, std::string_view op);
+/// require_output for a CPU op (ops/prepare.hpp).
+inline void require_output(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape) {
+  require_output(out, op, dtype, shape, DeviceKind::cpu);
+}
 
 /// Reduction axis mask (all axes when `all`), AxisError for bad or repeated axes.
 std::uint64_t reduction_mask(const Tensor& x, std::span<const std::int64_t> axes, bool all, std::string_view op);

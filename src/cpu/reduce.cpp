@@ -1,22 +1,18 @@
-// Reductions: sum prod max min mean sum_squares argmax argmin logsumexp (ops.hpp). Each op
-// validates everything (session, x, dtype, axes, emptiness, output) before anything is
-// written, dispatches once on x's dtype and runs a template driver: reduce_values from
+// The CPU reduction kernels (cpu/reduce.hpp): sum prod max min mean sum_squares argmax
+// argmin logsumexp. They receive validated arguments from the front end
+// (src/ops/reduce.cpp, Note [Reductions in the op layer]), dispatch once on x's dtype
+// over the op's catalogue set and run a template driver: reduce_values from
 // reduce_kernels.hpp, or reduce_arg below (Note [Reduction loop order], Note
 // [Deterministic reductions]).
-//
-// Dtype sets follow ops.hpp: sum, prod and mean accept bool (sum/prod → i64, mean → f64);
-// sum_squares takes numeric dtypes (the catalogue's set: squaring a bool means nothing);
-// max, min, argmax and argmin take real dtypes, bool included (max = any, min = all).
-#include <string>
+#include "cpu/reduce.hpp"
 
-#include "cpu/op_common.hpp"
 #include "cpu/reduce_kernels.hpp"
 
-namespace tenferro {
+namespace tenferro::cpu {
 
 namespace {
 
-using namespace detail;  // this file is the reduction op family's implementation
+using namespace detail;  // the kernel drivers and helpers (reduce_kernels.hpp)
 
 // ---------------------------------------------------------------- arg reductions
 // (Note [Reduction loop order] and Note [Deterministic reductions] in reduce_kernels.hpp.)
@@ -272,162 +268,40 @@ template <class T> struct LogSumExpTraits {
   static Out finish(Out o, std::int64_t) noexcept { return o; }
 };
 
-// ---------------------------------------------------------------- ops
-
-enum class Red : std::uint8_t { sum, prod, max, min, mean, sum_squares, argmax, argmin, logsumexp };
-
-constexpr std::string_view red_name(Red r) noexcept {
-  switch (r) {
-    case Red::sum: return "sum";
-    case Red::prod: return "prod";
-    case Red::max: return "max";
-    case Red::min: return "min";
-    case Red::mean: return "mean";
-    case Red::sum_squares: return "sum_squares";
-    case Red::argmax: return "argmax";
-    case Red::argmin: return "argmin";
-    case Red::logsumexp: return "logsumexp";
-  }
-  return "?";
-}
-
-constexpr DTypeSet red_set(Red r) noexcept {
-  switch (r) {
-    case Red::sum:
-    case Red::prod:
-    case Red::mean: return DTypeSet::all;
-    case Red::sum_squares: return DTypeSet::numeric;
-    case Red::logsumexp: return DTypeSet::floating;
-    default: return DTypeSet::real;
-  }
-}
-
-/// max/min/argmax/argmin have no identity: an empty reduced axis is an error.
-constexpr bool needs_elements(Red r) noexcept { return r == Red::max || r == Red::min || r == Red::argmax || r == Red::argmin; }
-
-constexpr DType red_dtype(Red r, DType d) noexcept {
-  switch (r) {
-    case Red::sum:
-    case Red::prod: return is_bool(d) ? DType::i64 : d;
-    case Red::mean: return is_inexact(d) ? d : DType::f64;
-    case Red::sum_squares: return real_dtype(d);
-    case Red::max:
-    case Red::min:
-    case Red::logsumexp: return d;
-    case Red::argmax:
-    case Red::argmin: return DType::i64;
-  }
-  return d;
-}
-
-/// What validation found: the axis mask and the result dtype and shape (a stack array:
-/// the `_into` forms allocate nothing).
-struct Prepared {
-  std::uint64_t mask = 0;
-  DType dtype = DType::f64;
-  int rank = 0;
-  std::int64_t shape[kMaxRank];
-  std::span<const std::int64_t> shape_span() const noexcept { return {shape, static_cast<std::size_t>(rank)}; }
-};
-
-/// Validates x, its dtype, the axes and (for max/min/arg*) that no reduced axis is empty.
-Prepared prepare(Red r, const Tensor& x, std::span<const std::int64_t> axes, bool all, bool keepdims) {
-  const std::string_view op = red_name(r);
-  detail::require_cpu_tensor(x, op, "x");
-  if (!in_set(x.dtype(), red_set(r))) detail::throw_dtype_not_in_set(op, x.dtype(), red_set(r));
-  Prepared p;
-  p.mask = detail::reduction_mask(x, axes, all, op);
-  p.dtype = red_dtype(r, x.dtype());
-  for (int i = 0; i < x.rank(); ++i) {
-    const bool reduced = (p.mask >> i & 1) != 0;
-    if (reduced && x.extent(i) == 0 && needs_elements(r))
-      throw ShapeError(op, "x has shape " + x.shape().to_string() + ": axis " + std::to_string(i) +
-                               " is empty and " + std::string(op) + " of no elements is undefined");
-    if (!reduced) p.shape[p.rank++] = x.extent(i);
-    else if (keepdims) p.shape[p.rank++] = 1;
-  }
-  return p;
-}
-
-/// The one dtype dispatch of a reduction (x's dtype was validated by prepare).
-void execute(const Session& s, Red r, const Tensor& x, const Tensor& out, std::uint64_t mask) {
-  const std::string_view op = red_name(r);
-  switch (r) {
-    case Red::sum:
-      visit_dtype<DTypeSet::all>(op, x.dtype(), [&](auto t) { reduce_values<SumTraits<typename decltype(t)::type>>(s, x, out, mask); });
-      return;
-    case Red::prod:
-      visit_dtype<DTypeSet::all>(op, x.dtype(), [&](auto t) { reduce_values<ProdTraits<typename decltype(t)::type>>(s, x, out, mask); });
-      return;
-    case Red::mean:
-      visit_dtype<DTypeSet::all>(op, x.dtype(), [&](auto t) { reduce_values<MeanTraits<typename decltype(t)::type>>(s, x, out, mask); });
-      return;
-    case Red::sum_squares:
-      visit_dtype<DTypeSet::numeric>(op, x.dtype(), [&](auto t) {
-        reduce_values<SumSquaresTraits<typename decltype(t)::type>>(s, x, out, mask);
-      });
-      return;
-    case Red::max:
-      visit_dtype<DTypeSet::real>(op, x.dtype(), [&](auto t) {
-        reduce_values<ExtremumTraits<typename decltype(t)::type, true>>(s, x, out, mask);
-      });
-      return;
-    case Red::min:
-      visit_dtype<DTypeSet::real>(op, x.dtype(), [&](auto t) {
-        reduce_values<ExtremumTraits<typename decltype(t)::type, false>>(s, x, out, mask);
-      });
-      return;
-    case Red::argmax:
-      visit_dtype<DTypeSet::real>(op, x.dtype(), [&](auto t) { reduce_arg<typename decltype(t)::type, true>(s, x, out, mask); });
-      return;
-    case Red::argmin:
-      visit_dtype<DTypeSet::real>(op, x.dtype(), [&](auto t) { reduce_arg<typename decltype(t)::type, false>(s, x, out, mask); });
-      return;
-    case Red::logsumexp:
-      visit_dtype<DTypeSet::floating>(op, x.dtype(), [&](auto t) {
-        reduce_values<LogSumExpTraits<typename decltype(t)::type>>(s, x, out, mask);
-      });
-      return;
-  }
-}
-
-Tensor reduce_alloc(Session& s, Red r, const Tensor& x, std::span<const std::int64_t> axes, bool all, bool keepdims) {
-  const std::string_view op = red_name(r);
-  s.check(op);
-  const Prepared p = prepare(r, x, axes, all, keepdims);
-  Tensor out = detail::new_output(p.shape_span(), p.dtype, op);
-  execute(s, r, x, out, p.mask);
-  return out;
-}
-
-void reduce_into(Session& s, Red r, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out, bool keepdims) {
-  const std::string_view op = red_name(r);
-  s.check(op);
-  const Prepared p = prepare(r, x, axes, false, keepdims);
-  detail::require_output(out, op, p.dtype, p.shape_span());
-  detail::check_overlap(out, x, op, /*same_ok=*/false);
-  execute(s, r, x, out, p.mask);
+/// The one dtype dispatch of reduction `Op`: Run<T> for T the type of x's dtype, over
+/// the op's catalogue dtype set.
+template <OpId Op, class Run> void dispatch(const Tensor& x, Run run) {
+  visit_dtype<op_info(Op).dtypes>(op_name(Op), x.dtype(), [&](auto t) { run.template operator()<typename decltype(t)::type>(); });
 }
 
 }  // namespace
 
-#define TENFERRO_DEFINE_REDUCTION(name)                                                                            \
-  Tensor name(Session& s, const Tensor& x) { return reduce_alloc(s, Red::name, x, {}, true, false); }             \
-  Tensor name(Session& s, const Tensor& x, std::span<const std::int64_t> axes, bool keepdims) {                  \
-    return reduce_alloc(s, Red::name, x, axes, false, keepdims);                                                  \
-  }                                                                                                               \
-  void name##_into(Session& s, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out, bool keepdims) { \
-    reduce_into(s, Red::name, x, axes, out, keepdims);                                                            \
-  }
-TENFERRO_DEFINE_REDUCTION(sum)
-TENFERRO_DEFINE_REDUCTION(prod)
-TENFERRO_DEFINE_REDUCTION(max)
-TENFERRO_DEFINE_REDUCTION(min)
-TENFERRO_DEFINE_REDUCTION(mean)
-TENFERRO_DEFINE_REDUCTION(sum_squares)
-TENFERRO_DEFINE_REDUCTION(argmax)
-TENFERRO_DEFINE_REDUCTION(argmin)
-TENFERRO_DEFINE_REDUCTION(logsumexp)
-#undef TENFERRO_DEFINE_REDUCTION
+void reduce_sum(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  dispatch<OpId::sum>(x, [&]<class T>() { reduce_values<SumTraits<T>>(s, x, out, mask); });
+}
+void reduce_prod(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  dispatch<OpId::prod>(x, [&]<class T>() { reduce_values<ProdTraits<T>>(s, x, out, mask); });
+}
+void reduce_max(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  dispatch<OpId::max>(x, [&]<class T>() { reduce_values<ExtremumTraits<T, true>>(s, x, out, mask); });
+}
+void reduce_min(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  dispatch<OpId::min>(x, [&]<class T>() { reduce_values<ExtremumTraits<T, false>>(s, x, out, mask); });
+}
+void reduce_mean(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  dispatch<OpId::mean>(x, [&]<class T>() { reduce_values<MeanTraits<T>>(s, x, out, mask); });
+}
+void reduce_sum_squares(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  dispatch<OpId::sum_squares>(x, [&]<class T>() { reduce_values<SumSquaresTraits<T>>(s, x, out, mask); });
+}
+void reduce_argmax(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  dispatch<OpId::argmax>(x, [&]<class T>() { reduce_arg<T, true>(s, x, out, mask); });
+}
+void reduce_argmin(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  dispatch<OpId::argmin>(x, [&]<class T>() { reduce_arg<T, false>(s, x, out, mask); });
+}
+void reduce_logsumexp(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  dispatch<OpId::logsumexp>(x, [&]<class T>() { reduce_values<LogSumExpTraits<T>>(s, x, out, mask); });
+}
 
-}  // namespace tenferro
+}  // namespace tenferro::cpu

@@ -1,8 +1,12 @@
-// Einsum entry points: one-shot calls (program built in thread-local scratch), the
-// prepared EinsumPlan, and einsum_path.
-#include <array>
+// Einsum entry points: one-shot calls (programs cached in the session's resources, or
+// built in thread-local scratch for non-default options), the prepared EinsumPlan, and
+// einsum_path.
+#include <cstring>
+#include <memory>
 #include <string>
 
+#include "core/bounded_cache.hpp"
+#include "cpu/context.hpp"
 #include "cpu/op_common.hpp"
 #include "einsum/program.hpp"
 #include "tenferro/error.hpp"
@@ -26,51 +30,86 @@ void fill_operands(std::span<const Tensor> operands, EinsumProgram& p) {
   }
 }
 
-/// Whether the operands have exactly the program's shapes and dtypes.
-bool same_operands(const EinsumProgram& p, std::span<const Tensor> operands) noexcept {
-  if (static_cast<int>(operands.size()) != p.n) return false;
-  for (int k = 0; k < p.n; ++k) {
-    const Tensor& t = operands[static_cast<std::size_t>(k)];
-    const Shape& sh = p.shapes[static_cast<std::size_t>(k)];
-    if (t.dtype() != p.dtypes[static_cast<std::size_t>(k)] || t.rank() != sh.size()) return false;
-    for (int a = 0; a < sh.size(); ++a)
-      if (t.extent(a) != sh[a]) return false;
+// Note [Einsum program cache]
+// Sweeps call the same one-shot einsum with the same shapes thousands of times. The
+// programs of string-form calls made with default options live in the session's
+// checked-out resources (CpuResources::einsum_programs, a BoundedCache of ErasedHandles:
+// the CPU backend never sees EinsumProgram; Note [Bounded caches]), keyed by the
+// subscripts, the operands' shapes and their dtypes. A repeat skips parsing, validation
+// of the labels and planning, and only checks the operands (devices, and what the run
+// itself checks). Programs hold no tensors, so caching them is invisible to the caller:
+// with a limit of 0 entries every call plans afresh (the cache's scratch slot holds the
+// program for the call) and returns the same result. Like the other caches it is
+// shared by the sessions of one backend held one after another, and managed through
+// CpuBackend::cache_stats / clear_cache / set_cache_limits (CacheKind::einsum_programs).
+// Key, for "ij,jk->ik" on two f64 [2, 2]: word 0 = subscript bytes (9) | operands (2) << 32,
+// the subscripts packed 8 bytes a word (2 words, zero padded), then per operand
+// dtype | rank << 8 and its extents: 1 + 2 + 2 · 3 = 9 words, hashed FNV-1a. A repeat
+// of the session's last call is recognised by comparing its arguments with the stored
+// key (BoundedCache::find_recent), without serializing or hashing them.
+
+/// Most key words: longer calls (very long subscripts, many operands) are not cached.
+constexpr int kMaxProgramKey = 96;
+
+/// Calls word(w) for each word of the cache key of a one-shot string call, in order,
+/// until it returns false; returns whether every word was accepted. Whole subscript
+/// words are one (inlined) 8-byte copy each and the tail goes byte by byte: a
+/// variable-length memcpy call would cost as much as the rest of the key.
+template <class Word> bool for_key_words(std::string_view subs, std::span<const Tensor> operands, Word&& word) noexcept {
+  const std::size_t chars = subs.size(), full = chars / 8;
+  if (!word(static_cast<std::int64_t>(chars | operands.size() << 32))) return false;
+  const char* c = subs.data();
+  for (std::size_t w = 0; w < full; ++w) {
+    std::int64_t v;
+    std::memcpy(&v, c + 8 * w, 8);
+    if (!word(v)) return false;
+  }
+  if (chars > 8 * full) {
+    std::uint64_t v = 0;
+    for (std::size_t i = 8 * full; i < chars; ++i) v |= std::uint64_t{static_cast<unsigned char>(c[i])} << (8 * (i - 8 * full));
+    if (!word(static_cast<std::int64_t>(v))) return false;
+  }
+  for (const Tensor& t : operands) {
+    const int r = t.rank();
+    if (!word(static_cast<std::int64_t>(t.dtype()) | std::int64_t{r} << 8)) return false;
+    for (int a = 0; a < r; ++a)
+      if (!word(t.extent(a))) return false;
   }
   return true;
 }
 
-// Note [Einsum program cache]
-// Sweeps call the same one-shot einsum with the same shapes thousands of times. Each
-// thread keeps the programs of its last kCached distinct (subscripts, shapes, dtypes)
-// string-form calls made with default options; a repeat skips parsing, validation of
-// the labels and planning, and only checks the operands (devices, and what the run
-// itself checks). Programs hold no tensors, so caching them is invisible to the caller.
-struct ProgramCache {
-  static constexpr int kCached = 8;
-  struct Entry {
-    std::string subscripts;
-    EinsumProgram prog;
-    std::uint64_t used = 0;
-    bool valid = false;
-  };
-  std::array<Entry, kCached> entries;
-  std::uint64_t clock = 0;
+/// Serializes the cache key into key[0..len) and returns len, or 0 when it does not
+/// fit in kMaxProgramKey words.
+int program_key(std::string_view subs, std::span<const Tensor> operands, std::int64_t* key, std::uint64_t& hash) noexcept {
+  int n = 0;
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the words
+  const bool fits = for_key_words(subs, operands, [&](std::int64_t w) {
+    if (n == kMaxProgramKey) return false;
+    key[n++] = w;
+    h = (h ^ static_cast<std::uint64_t>(w)) * 1099511628211ull;
+    return true;
+  });
+  hash = h;
+  return fits ? n : 0;
+}
 
-  EinsumProgram* find(std::string_view subs, std::span<const Tensor> operands) noexcept {
-    for (Entry& e : entries)
-      if (e.valid && e.subscripts == subs && same_operands(e.prog, operands)) {
-        e.used = ++clock;
-        return &e.prog;
-      }
-    return nullptr;
-  }
-  Entry& victim() noexcept {
-    Entry* v = &entries[0];
-    for (Entry& e : entries)
-      if (!e.valid || e.used < v->used) v = &e;
-    return *v;
-  }
-};
+/// Whether the stored key words k[0..len) are this call's.
+bool same_key(const std::int64_t* k, int len, std::string_view subs, std::span<const Tensor> operands) noexcept {
+  int n = 0;
+  return for_key_words(subs, operands, [&](std::int64_t w) { return n < len && k[n++] == w; }) && n == len;
+}
+
+/// What a program accounts for in the cache's byte limit (its vectors, roughly).
+std::size_t program_bytes(const EinsumProgram& p) noexcept {
+  return sizeof(EinsumProgram) + p.shapes.size() * (sizeof(Shape) + sizeof(DType)) + p.leaves.size() * sizeof(LeafPrep) +
+         p.steps.size() * sizeof(Step);
+}
+
+/// A program as the session's cache holds it (destroyed through the handle).
+ErasedHandle owned_program(std::unique_ptr<EinsumProgram> p) noexcept {
+  constexpr auto destroy = [](void* q) noexcept { delete static_cast<EinsumProgram*>(q); };
+  return ErasedHandle(p.release(), +destroy);
+}
 
 // Only calls whose plan depends on nothing but the subscripts and shapes are cached: no
 // path or tree, the automatic optimizer, no memory limit, and (for 3+ operands, where
@@ -94,12 +133,18 @@ bool default_options(const EinsumOptions& o, std::size_t num_operands) noexcept 
          m.element_bytes == kDefaultModel.element_bytes;
 }
 
+/// The thread's parse scratch (reused across calls: a warm parse allocates nothing).
+Parsed& parse_scratch() noexcept {
+  thread_local Parsed parsed;
+  return parsed;
+}
+
 /// One-shot: parse, build in scratch, run.
 template <class Parse>
 void one_shot(Session& s, Parse&& parse, std::span<const Tensor> operands, const EinsumOptions& options, const Tensor* out, Tensor& result) {
   s.check(kOp);
-  thread_local Parsed parsed;
   thread_local EinsumProgram prog;
+  Parsed& parsed = parse_scratch();
   parse(parsed);
   fill_operands(operands, prog);
   build_program(parsed, options, false, prog);
@@ -109,26 +154,39 @@ void one_shot(Session& s, Parse&& parse, std::span<const Tensor> operands, const
 /// One-shot string form through the program cache (Note [Einsum program cache]).
 void one_shot_string(Session& s, std::string_view subs, std::span<const Tensor> operands, const EinsumOptions& options, const Tensor* out,
                      Tensor& result) {
+  const auto parse = [&](Parsed& p) { parse_subscripts(subs, p); };
   if (!default_options(options, operands.size())) {
-    one_shot(s, [&](Parsed& p) { parse_subscripts(subs, p); }, operands, options, out, result);
+    one_shot(s, parse, operands, options, out, result);
     return;
   }
   s.check(kOp);
-  thread_local ProgramCache cache;
-  EinsumProgram* prog = cache.find(subs, operands);
-  if (prog) {
-    for (const Tensor& t : operands) require_cpu_tensor(t, kOp, "operand");
+  BoundedCache<ErasedHandle>& cache = cpu_context(s).resources->einsum_programs;
+  // A repeat of the last call compares its arguments with the stored key directly.
+  ErasedHandle* hit = cache.find_recent([&](const std::int64_t* k, int n) { return same_key(k, n, subs, operands); });
+  std::int64_t key[kMaxProgramKey];
+  std::uint64_t hash = 0;
+  int len = 0;
+  if (!hit) {
+    len = program_key(subs, operands, key, hash);
+    if (len == 0) {  // too long to cache
+      one_shot(s, parse, operands, options, out, result);
+      return;
+    }
+    hit = cache.find(key, len, hash);
+  }
+  const EinsumProgram* prog = nullptr;
+  if (hit) {
+    for (const Tensor& t : operands)
+      if (!t.defined() || t.device().kind != DeviceKind::cpu) [[unlikely]] require_cpu_tensor(t, kOp, "operand");
+    prog = hit->as<EinsumProgram>();
   } else {
-    thread_local Parsed parsed;
-    parse_subscripts(subs, parsed);
-    ProgramCache::Entry& e = cache.victim();
-    e.valid = false;
-    fill_operands(operands, e.prog);
-    build_program(parsed, options, false, e.prog);
-    e.subscripts.assign(subs);
-    e.used = ++cache.clock;
-    e.valid = true;
-    prog = &e.prog;
+    Parsed& parsed = parse_scratch();
+    parse(parsed);
+    auto fresh = std::make_unique<EinsumProgram>();
+    fill_operands(operands, *fresh);
+    build_program(parsed, options, false, *fresh);
+    const std::size_t bytes = program_bytes(*fresh);
+    prog = cache.insert(key, len, hash, owned_program(std::move(fresh)), bytes)->as<EinsumProgram>();
   }
   run_program(s, *prog, operands, out, result);
 }
@@ -178,6 +236,11 @@ void einsum_into(Session& s, std::span<const Tensor> operands, EinsumLabels labe
                  const Tensor& out, const EinsumOptions& options) {
   Tensor unused;
   one_shot(s, [&](Parsed& p) { parse_labels(labels, output, p); }, operands, options, &out, unused);
+}
+
+PlanCacheStats einsum_program_cache_stats(Session& s) {
+  s.check("einsum_program_cache_stats");
+  return detail::cpu_context(s).resources->einsum_programs.stats();
 }
 
 EinsumPathInfo einsum_path(std::string_view subscripts, std::span<const Shape> shapes, const EinsumOptions& options) {

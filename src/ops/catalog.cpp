@@ -18,6 +18,7 @@ std::string_view op_family_name(OpFamily f) noexcept {
     case OpFamily::fft: return "fft";
     case OpFamily::linalg: return "linalg";
     case OpFamily::einsum: return "einsum";
+    case OpFamily::along_axis: return "along_axis";
   }
   return "?";
 }
@@ -55,6 +56,11 @@ const DataChecks& data_checks(const Session& s, std::string_view op) {
 void throw_unsupported_on(OpId op, DeviceKind device) {
   const char* why = kernel_table(device) ? "its kernel table has a stub for this op" : "this build has no such backend";
   throw UnsupportedError(op_name(op), "not supported on device " + std::string(device_name(device)) + " (" + why + ")");
+}
+
+void throw_unsupported_dtype_on(OpId op, DType dtype, DeviceKind device) {
+  throw UnsupportedError(op_name(op), "dtype " + std::string(dtype_name(dtype)) + " not supported on device " +
+                                          std::string(device_name(device)) + " (its kernel does not handle it)");
 }
 
 }  // namespace detail

@@ -8,8 +8,12 @@
 // there fails to compile when a row has no entry, so a new catalogue row cannot be
 // forgotten by any backend. `supports()` reads the table, and a stub answers
 // UnsupportedError naming the op and the device (throw_unsupported_on), never a silent
-// fallback to another device. Front ends do not consult the table yet: every session
-// is a CPU session until a second backend can open one.
+// fallback to another device. A kernel entry of a family whose front end lives in
+// src/ops carries the kernel itself (KernelFn, one member per kernel signature), and
+// that front end dispatches through kernel_for(session, op, dtype): the reductions
+// (src/ops/reduce.cpp) so far; the other families' entries record capability only, and
+// their CPU code is still called directly. A compile-time check per signature
+// (reduce_kernels_set) fails when a row of that family lacks its kernel.
 #include "core/internal_check.hpp"
 
 #include <array>
@@ -22,11 +26,25 @@
 
 namespace tenferro::detail {
 
+/// A reduction kernel (src/ops/reduce.cpp's front end): reduces `x` over the axes in
+/// `mask` into `out`. Receives validated arguments: x's dtype is in the op's set, out
+/// has the inferred shape and dtype, is writable and does not overlap x, and no reduced
+/// axis is empty for an op without an identity (max, min, argmax, argmin).
+using ReduceKernel = void (*)(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask);
+
+/// The kernel of an entry, by signature: the member its family's front end reads
+/// (`none` for entries that record capability only).
+union KernelFn {
+  void (*none)() = nullptr;
+  ReduceKernel reduce;
+};
+
 /// One backend's entry for one primitive.
 struct KernelEntry {
   enum class Kind : std::uint8_t { unset, stub, kernel };
   Kind kind = Kind::unset;
   DTypeSet dtypes = DTypeSet::all;  ///< dtypes the kernel handles (kernel entries)
+  KernelFn fn{};                    ///< the kernel, for families that dispatch through the table
 };
 
 /// A backend's table: one entry per catalogue row.
@@ -36,6 +54,20 @@ using KernelTable = std::array<KernelEntry, kNumOps>;
 constexpr KernelEntry stub_entry() noexcept { return {KernelEntry::Kind::stub, DTypeSet::all}; }
 /// A kernel over the op's whole catalogue dtype set.
 constexpr KernelEntry kernel_entry(OpId op) noexcept { return {KernelEntry::Kind::kernel, op_info(op).dtypes}; }
+
+/// A reduction kernel over the op's whole catalogue dtype set.
+constexpr KernelEntry kernel_entry(OpId op, ReduceKernel k) noexcept {
+  return {KernelEntry::Kind::kernel, op_info(op).dtypes, KernelFn{.reduce = k}};
+}
+
+/// True when every kernel entry of a reduction row carries a reduction kernel (for the
+/// backends' static_asserts; reading `reduce` of an entry made without one is not a
+/// constant expression, so that too fails to compile).
+constexpr bool reduce_kernels_set(const KernelTable& t) noexcept {
+  for (int i = 0; i < kNumOps; ++i)
+    if (kOps[i].family == OpFamily::reduction && t[i].kind == KernelEntry::Kind::kernel && t[i].fn.reduce == nullptr) return false;
+  return true;
+}
 
 /// True when every row has an entry (for the backends' static_asserts).
 constexpr bool table_complete(const KernelTable& t) noexcept {
@@ -70,5 +102,19 @@ const DataChecks& cpu_data_checks() noexcept;
 
 /// UnsupportedError "<op>: not supported on <device> (<why>)".
 [[noreturn]] void throw_unsupported_on(OpId op, DeviceKind device);
+/// UnsupportedError "<op>: dtype <d> not supported on <device> (...)".
+[[noreturn]] void throw_unsupported_dtype_on(OpId op, DType dtype, DeviceKind device);
+
+/// The entry of the session's backend for `op` on inputs of dtype `dtype` (a front
+/// end's dispatch): UnsupportedError naming the op and the device when the backend has
+/// a stub for it (or is not built), or its kernel does not handle the dtype.
+inline const KernelEntry& kernel_for(const Session& s, OpId op, DType dtype) {
+  const KernelTable* t = kernel_table(s.device());
+  if (!t) [[unlikely]] throw_unsupported_on(op, s.device());
+  const KernelEntry& e = (*t)[static_cast<int>(op)];
+  if (e.kind != KernelEntry::Kind::kernel) [[unlikely]] throw_unsupported_on(op, s.device());
+  if (!in_set(dtype, e.dtypes)) [[unlikely]] throw_unsupported_dtype_on(op, dtype, s.device());
+  return e;
+}
 
 }  // namespace tenferro::detail

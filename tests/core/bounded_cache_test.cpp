@@ -44,6 +44,32 @@ TEST(BoundedCache, HitMissAndStats) {
   EXPECT_EQ(s.byte_limit, std::size_t{1} << 20);
 }
 
+TEST(BoundedCache, FindRecentProbesTheLastEntryUsed) {
+  BoundedCache<int> c(8, 1 << 20);
+  const Key a = key(1, 11), b = key(2, 12);
+  const auto is = [](std::int64_t v) {
+    return [v](const std::int64_t* k, int len) { return len == 2 && k[0] == v && k[1] == v; };
+  };
+  EXPECT_EQ(c.find_recent(is(1)), nullptr);  // nothing used yet
+  c.insert(a.w.data(), 2, a.hash, 10);
+  ASSERT_NE(c.find_recent(is(1)), nullptr);
+  EXPECT_EQ(*c.find_recent(is(1)), 10);
+  EXPECT_EQ(c.find_recent(is(2)), nullptr);  // a rejected probe counts nothing
+  c.insert(b.w.data(), 2, b.hash, 20);
+  EXPECT_EQ(c.find_recent(is(1)), nullptr);  // b is the last used now
+  EXPECT_NE(c.find(a.w.data(), 2, a.hash), nullptr);
+  EXPECT_EQ(*c.find_recent(is(1)), 10);      // and a again after find
+  EXPECT_EQ(c.stats().hits, 4u);
+  EXPECT_EQ(c.stats().misses, 0u);
+  c.clear();
+  EXPECT_EQ(c.find_recent(is(1)), nullptr);
+  c.insert(a.w.data(), 2, a.hash, 10);
+  c.set_limits(0, 0);                         // new slots: no stale probe
+  EXPECT_EQ(c.find_recent(is(1)), nullptr);
+  c.insert(a.w.data(), 2, a.hash, 30);        // the scratch value is never found
+  EXPECT_EQ(c.find_recent(is(1)), nullptr);
+}
+
 TEST(BoundedCache, LeastRecentlyUsedOfASetIsEvicted) {
   BoundedCache<int> c(8, 1 << 20);  // 2 sets of 4 ways
   std::vector<Key> ks;

@@ -1,0 +1,75 @@
+// Backend-neutral operand checks and output preparation (prepare.hpp).
+#include "ops/prepare.hpp"
+
+#include <string>
+
+#include "core/layout.hpp"
+
+namespace tenferro::detail {
+
+void require_tensor_on(const Tensor& t, DeviceKind device, std::string_view op, std::string_view what) {
+  if (!t.defined()) throw ArgumentError(op, std::string(what) + " tensor is undefined");
+  if (t.device().kind == device) return;
+  throw SessionEntryError(SessionEntryKind::IncompatibleContext, op,
+                          device == DeviceKind::cpu ? std::string(what) + " tensor is not on the CPU (download it first)"
+                                                    : std::string(what) + " tensor is not on device " + std::string(device_name(device)) +
+                                                          " (upload it first)");
+}
+
+std::string describe(const Tensor& t) { return t.shape().to_string() + " " + std::string(dtype_name(t.dtype())); }
+
+void require_output(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape, DeviceKind device) {
+  require_tensor_on(out, device, op, "out");
+  if (out.dtype() != dtype)
+    throw DTypeError(op, "out has dtype " + std::string(dtype_name(out.dtype())) + ", expected " + std::string(dtype_name(dtype)));
+  bool same = out.rank() == static_cast<int>(shape.size());
+  for (int i = 0; same && i < out.rank(); ++i) same = out.extent(i) == shape[i];
+  if (!same) throw ShapeError(op, "out has shape " + out.shape().to_string() + ", expected " + dims_string(shape));
+  if (out.read_only()) throw ArgumentError(op, "out is a read-only (broadcast) view");
+  const Shape sh = out.shape();
+  const Dims st = out.strides();
+  if (!is_non_overlapping(sh, st))
+    throw ArgumentError(op, "out has overlapping elements (shape " + sh.to_string() + ", strides " + st.to_string() + ")");
+}
+
+std::pair<const char*, const char*> byte_range(const Tensor& t) noexcept {
+  const char* base = static_cast<const char*>(t.data());
+  std::int64_t lo = 0, hi = 0;
+  for (int i = 0; i < t.rank(); ++i) {
+    if (t.extent(i) == 0) return {base, base};
+    const std::int64_t span = (t.extent(i) - 1) * t.stride(i);
+    (span < 0 ? lo : hi) += span;
+  }
+  const auto es = static_cast<std::int64_t>(dtype_size(t.dtype()));
+  return {base + lo * es, base + (hi + 1) * es};
+}
+
+bool memory_overlaps(const Tensor& x, const Tensor& y) noexcept {
+  if (!x.shares_storage(y)) return false;
+  const auto [xl, xh] = byte_range(x);
+  const auto [yl, yh] = byte_range(y);
+  return xl < xh && yl < yh && xl < yh && yl < xh;
+}
+
+void check_overlap(const Tensor& out, const Tensor& in, std::string_view op, bool same_ok) {
+  if (!memory_overlaps(out, in)) return;
+  if (same_ok && in.data() == out.data() && dtype_size(in.dtype()) == dtype_size(out.dtype())) {
+    std::int64_t s[kMaxRank];
+    broadcast_byte_strides(in, out.rank(), s);
+    const auto es = static_cast<std::int64_t>(dtype_size(out.dtype()));
+    bool same = true;
+    for (int i = 0; same && i < out.rank(); ++i) same = out.extent(i) == 1 || s[i] == out.stride(i) * es;
+    if (same) return;
+  }
+  throw ArgumentError(op, "out overlaps an input in memory (only an identical layout may be shared)");
+}
+
+void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexcept {
+  const auto es = static_cast<std::int64_t>(dtype_size(t.dtype()));
+  const int r = t.rank();
+  for (int i = 0; i < rank; ++i) out[i] = (i < r && t.extent(i) != 1) ? t.stride(i) * es : 0;
+}
+
+Tensor new_output(std::span<const std::int64_t> shape, DType dtype, std::string_view op) { return Tensor::empty(shape, dtype); }
+
+}  // namespace tenferro::detail
