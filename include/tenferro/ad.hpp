@@ -70,12 +70,17 @@ class TENFERRO_API EagerTensor {
   bool requires_grad() const noexcept { return kind_ != 0; }
   /// True for leaves created by Context::leaf.
   bool is_leaf() const noexcept { return kind_ == 1; }
-  /// The context that recorded this tensor (nullptr for constants).
+  /// The context that recorded this tensor (nullptr for constants). It may have been
+  /// destroyed since: context_alive() says (Note [Context lifetime]).
   Context* context() const noexcept { return ctx_; }
+  /// True when context() is non-null and that context still exists (a registry lookup;
+  /// a newer context at the same address does not count).
+  bool context_alive() const noexcept;
   /// The gradient accumulated in this leaf by backward (undefined before any backward
   /// reached it, or after zero_grad). A handle to the accumulator: a later backward
   /// adds into it in place, so copy it to keep a snapshot. Throws ArgumentError for a
-  /// tensor that is not a leaf.
+  /// tensor that is not a leaf, RuntimeStateError when the leaf's context was destroyed
+  /// (its gradients went with it).
   Tensor grad() const;
 
   DType dtype() const noexcept { return value_.dtype(); }
@@ -90,7 +95,7 @@ class TENFERRO_API EagerTensor {
   std::int16_t kind_ = 0;   ///< 0 constant, 1 leaf, 2 tape node
   std::int16_t slot_ = 0;   ///< output of the tape node (multi-output ops)
   std::int32_t index_ = 0;  ///< leaf slot or node index
-  std::uint64_t gen_ = 0;   ///< tape generation of a node reference
+  std::uint64_t gen_ = 0;   ///< a node reference's tape generation, a leaf's context id (both process-unique)
   friend struct detail::EagerAccess;
   friend class Context;
 };
@@ -133,7 +138,8 @@ struct BackwardOptions {
 /// The eager AD context: one session, one tape, the leaves and their gradients. Not
 /// copyable or movable (eager tensors point at it). Thread-affine like its session.
 /// Destroying the context invalidates its eager tensors' tape references (their
-/// values stay valid).
+/// values stay valid; Note [Context lifetime]: using one in an op, operator sugar,
+/// grad() or backward then throws a typed error instead of reaching freed memory).
 class TENFERRO_API Context {
  public:
   /// Binds the context to `s` for its whole life (s must outlive it).
@@ -174,9 +180,12 @@ class TENFERRO_API Context {
 
   /// Internal.
   detail::Tape& tape() noexcept { return *tape_; }
+  /// This context's process-unique id (never reused, unlike its address).
+  std::uint64_t id() const noexcept { return id_; }
 
  private:
   Session* session_;
+  std::uint64_t id_;
   std::unique_ptr<detail::Tape> tape_;
   int no_grad_depth_ = 0;
   friend class NoGradGuard;

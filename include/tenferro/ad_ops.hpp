@@ -22,7 +22,8 @@ namespace tenferro::ad {
 
 // ---------------------------------------------------------------- elementwise binary
 // maximum/minimum: on ties (a == b) each operand receives half of the cotangent (JAX).
-// pow: the exponent's derivative uses log(a) (NaN for a < 0 in real dtypes).
+// pow: d/da = b·a^(b−1), 0 where b = 0 (also at a = 0); d/db = y·log(a) (NaN for a < 0
+// in real dtypes), 0 where a = 0 and Re b ≥ 0 (PyTorch's and JAX's choices).
 // rem: d/da = 1, d/db = -trunc(a / b).
 #define TENFERRO_AD_BINARY(name) \
   TENFERRO_API EagerTensor name(Context& ctx, const AdOperand& a, const AdOperand& b);
@@ -81,7 +82,8 @@ inline EagerTensor reshape(Context& ctx, const EagerTensor& x, std::initializer_
 // ---------------------------------------------------------------- reductions
 // Empty `axes` with all_axes (the forms without axes) reduce everything.
 // prod handles zeros exactly (products of the other elements, no division).
-// max/min: the cotangent is split equally among tied extrema (JAX's rule).
+// max/min: the cotangent is split equally among tied extrema (JAX's rule); a slice
+// whose extremum is NaN gives it to its NaN elements (PyTorch's rule).
 #define TENFERRO_AD_REDUCTION(name)                                                                            \
   TENFERRO_API EagerTensor name(Context& ctx, const EagerTensor& x);                                           \
   TENFERRO_API EagerTensor name(Context& ctx, const EagerTensor& x, std::span<const std::int64_t> axes,         \
@@ -187,8 +189,8 @@ TENFERRO_API EagerTensor triangular_solve(Context& ctx, const EagerTensor& a, co
 
 /// inv(A): Ā = −Xᴴ·X̄·Xᴴ (X = A⁻¹); JVP −X·dA·X.
 TENFERRO_API EagerTensor inv(Context& ctx, const EagerTensor& a);
-/// det(A) [b...]: Ā = ȳ·conj(det A)·A⁻ᴴ; JVP det(A)·tr(A⁻¹·dA). The rules invert A: a
-/// singular A throws NumericalError in backward / in the JVP.
+/// det(A) [b...]: Ā = ȳ·adj(A)ᴴ (= ȳ·conj(det A)·A⁻ᴴ for invertible A); JVP
+/// tr(adj(A)·dA). The adjugate comes from an SVD, so singular A has its gradient too.
 TENFERRO_API EagerTensor det(Context& ctx, const EagerTensor& a);
 /// cholesky(A, tri): only the `tri` triangle of A is read, so Ā lives in that triangle
 /// (off-diagonal entries count twice: they stand for both triangles of the Hermitian A).

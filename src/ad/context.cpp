@@ -1,6 +1,9 @@
 // The eager AD runtime: context, leaves, backward, the functional forms and the helpers
 // the rule files share. Note [Eager AD runtime] and Note [Second backward] in ad.hpp.
+#include <atomic>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "ad/tape.hpp"
 #include "tenferro/structural.hpp"
@@ -220,10 +223,53 @@ void accumulate(Session& s, Tensor& slot, bool& slot_owned, const Tensor& x_like
 }  // namespace
 }  // namespace detail
 
+// ---------------------------------------------------------------- context lifetime
+
+// Note [Context lifetime]
+// An eager tensor keeps a raw pointer to its context (copying one costs no reference
+// count: the fixed cost of an op matters, Note [Fast owner]) and the context's
+// stamp `gen_` (no extra field: the handle's size is part of that cost). Context ids
+// and tape generations come from one process-wide increasing counter (next_ad_stamp):
+// a context's id is its first tape generation, each backward that frees the tape takes
+// a new one, so a leaf's stamp is its context's id and a tape output's stamp lies in
+// [id, current generation] of the context that recorded it — and of no other. Live
+// contexts are registered (address → id) while they exist, so the places that would
+// dereference the pointer without a live context in hand — operator sugar,
+// EagerTensor::grad() — look it up first and throw RuntimeStateError for a destroyed
+// one. Ops given a context compare the address and the stamp with it (a newer context
+// at a freed context's address is another context: a leaf is foreign, a tape output
+// stale), which needs no lookup.
+namespace {
+struct LiveContexts {
+  std::mutex mutex;
+  std::unordered_map<const Context*, std::uint64_t> ids;
+};
+LiveContexts& live_contexts() {
+  static LiveContexts* l = new LiveContexts;  // never destroyed: contexts may end during static destruction
+  return *l;
+}
+std::atomic<std::uint64_t> g_next_stamp{1};
+}  // namespace
+
+namespace detail {
+std::uint64_t next_ad_stamp() noexcept { return g_next_stamp.fetch_add(1, std::memory_order_relaxed); }
+}  // namespace detail
+
+bool EagerTensor::context_alive() const noexcept {
+  if (!ctx_) return false;
+  LiveContexts& l = live_contexts();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  const auto it = l.ids.find(ctx_);
+  if (it == l.ids.end()) return false;
+  return kind_ == 1 ? gen_ == it->second : gen_ >= it->second;  // a newer context's stamps all exceed ours
+}
+
 // ---------------------------------------------------------------- EagerTensor
 
 Tensor EagerTensor::grad() const {
   if (kind_ != 1 || !ctx_) throw ArgumentError("grad", "not a leaf: only leaves accumulate gradients");
+  if (!context_alive())
+    throw RuntimeStateError("grad", "the leaf's ad::Context was destroyed and its gradients with it (copy grad() before the context ends)");
   return ctx_->tape().leaves[static_cast<std::size_t>(index_)].grad;
 }
 
@@ -231,10 +277,18 @@ EagerTensor detach(const EagerTensor& x) { return EagerTensor(x.value()); }
 
 // ---------------------------------------------------------------- Context
 
-Context::Context(Session& s) : session_(&s), tape_(std::make_unique<Tape>()) {
+Context::Context(Session& s) : session_(&s), id_(detail::next_ad_stamp()), tape_(std::make_unique<Tape>()) {
   tape_->nodes.reserve(64);
+  tape_->generation = id_;
+  LiveContexts& l = live_contexts();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.ids[this] = id_;
 }
-Context::~Context() = default;
+Context::~Context() {
+  LiveContexts& l = live_contexts();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.ids.erase(this);
+}
 
 EagerTensor Context::leaf(Tensor value, bool requires_grad) {
   if (!value.defined()) throw ArgumentError("leaf", "undefined tensor");
@@ -242,7 +296,7 @@ EagerTensor Context::leaf(Tensor value, bool requires_grad) {
   if (!is_inexact(value.dtype()))
     throw DTypeError("leaf", "requires_grad needs a float or complex dtype, got " + std::string(dtype_name(value.dtype())));
   tape_->leaves.push_back({Tensor(), false, value});
-  return EagerAccess::make(this, std::move(value), detail::leaf_ref(tape_->leaves.size() - 1), 0);
+  return EagerAccess::make(this, std::move(value), detail::leaf_ref(tape_->leaves.size() - 1), id_);
 }
 
 EagerTensor Context::with_tangent(const EagerTensor& x, Tensor tangent) {
@@ -312,9 +366,14 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
   for (std::size_t i = 0; i < ys.size(); ++i) {
     const EagerTensor& y = ys[i];
     if (!y.requires_grad()) throw ArgumentError("backward", "output " + std::to_string(i) + " does not require grad");
-    if (y.context() != this) throw ArgumentError("backward", "output belongs to another AD context");
+    if (y.context() != this || (y.is_leaf() && EagerAccess::gen(y) != id_))
+      throw ArgumentError("backward", "output belongs to another AD context");
     if (!y.is_leaf() && EagerAccess::gen(y) != tape.generation)
       throw RuntimeStateError("backward", "the graph of this output was freed by an earlier backward (use retain_graph)");
+    if (cotangents[i].defined() && cotangents[i].dtype() != y.dtype() && is_complex(cotangents[i].dtype()) && !is_complex(y.dtype()))
+      throw DTypeError("backward", "cotangent " + std::to_string(i) + " is " + std::string(dtype_name(cotangents[i].dtype())) +
+                                       " but the output is real (" + std::string(dtype_name(y.dtype())) +
+                                       "): its imaginary part would be dropped; pass a real cotangent");
     if (!cotangents[i].defined() || !detail::same_shape(cotangents[i], y.value()))
       throw ShapeError("backward", "cotangent shape " +
                                        (cotangents[i].defined() ? cotangents[i].shape().to_string() : std::string("undefined")) +

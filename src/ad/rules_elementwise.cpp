@@ -160,11 +160,28 @@ Tensor jvp_div(Session& s, const Node& n, const Tensor* t) {
   return r;
 }
 
-/// d(a^b)/da = b·a^(b-1); d(a^b)/db = y·log(a).
-Tensor pow_da(Session& s, const Node& n) { return T::mul(s, opnd(n, 1), T::pow(s, opnd(n, 0), T::sub(s, opnd(n, 1), 1.0))); }
+/// d(a^b)/da = b·a^(b-1), and 0 where b = 0 (a^0 = 1 is constant; at a = 0 the formula
+/// is 0·∞: PyTorch and JAX give 0 too).
+Tensor pow_da(Session& s, const Node& n) {
+  const Operand b = opnd(n, 1);
+  if (!b.is_tensor() && b.scalar().to<c128>() == c128(0)) return detail::zeros_like(s, n.y[0]);
+  Tensor d = T::mul(s, b, T::pow(s, opnd(n, 0), T::sub(s, b, 1.0)));
+  return b.is_tensor() ? T::select(s, T::eq(s, b, 0.0), 0.0, d) : d;
+}
+/// d(a^b)/db = y·log(a), and 0 where a = 0 and Re b ≥ 0 (y = 0 there while log a = −∞;
+/// PyTorch's mask).
 Tensor pow_db(Session& s, const Node& n) {
-  if (n.x[0].defined()) return T::mul(s, n.y[0], T::log(s, n.x[0]));
-  return T::mul(s, n.y[0], T::log(s, Tensor::scalar(n.sx[0], n.y[0].dtype())));
+  const Operand a = opnd(n, 0), b = opnd(n, 1);
+  const Tensor la = n.x[0].defined() ? T::log(s, n.x[0]) : T::log(s, Tensor::scalar(n.sx[0], n.y[0].dtype()));
+  Tensor d = T::mul(s, n.y[0], la);
+  Tensor zero_base = T::eq(s, a, 0.0);
+  if (b.is_tensor()) {
+    const Tensor& bt = b.tensor();
+    zero_base = T::select(s, zero_base, T::ge(s, is_complex(bt.dtype()) ? T::real(s, bt) : bt, 0.0), false);
+  } else if (b.scalar().to<c128>().real() < 0) {
+    return d;
+  }
+  return T::select(s, zero_base, 0.0, d);
 }
 void vjp_pow(Session& s, const Node& n, const Tensor& g, Grad* out) {
   if (wants(n, 0)) out[0] = {T::mul(s, g, detail::conj_if_complex(s, pow_da(s, n))), true};
@@ -460,10 +477,14 @@ EagerTensor reshape(Context& ctx, const EagerTensor& x, std::span<const std::int
 // ---------------------------------------------------------------- operator sugar
 
 namespace {
+/// The context operator sugar runs on: the first operand's that has one, which must
+/// still exist (Note [Context lifetime]).
 Context& sugar_context(const EagerTensor& a, const AdOperand& b, std::string_view op) {
-  if (a.context()) return *a.context();
-  if (b.eager() && b.eager()->context()) return *b.eager()->context();
-  throw ArgumentError(op, "no operand has an AD context (use the ad:: function with a Context)");
+  const EagerTensor* e = a.context() ? &a : b.eager() && b.eager()->context() ? b.eager() : nullptr;
+  if (!e) throw ArgumentError(op, "no operand has an AD context (use the ad:: function with a Context)");
+  if (!e->context_alive())
+    throw RuntimeStateError(op, "the ad::Context that recorded an operand was destroyed (use detach() or the value)");
+  return *e->context();
 }
 }  // namespace
 EagerTensor operator+(const EagerTensor& a, const AdOperand& b) { return add(sugar_context(a, b, "add"), a, b); }

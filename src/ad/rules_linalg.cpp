@@ -8,6 +8,7 @@
 // where Â is the triangle of A that is read (unit diagonal: the diagonal is not a
 // variable), so Ā is masked to that triangle. Matrices are [N, N, batch...].
 #include "ad/linalg_util.hpp"
+#include "ad/scan_util.hpp"
 #include "ad/tape.hpp"
 #include "tenferro/linalg.hpp"
 
@@ -80,16 +81,30 @@ Tensor jvp_inv(Session& s, const Node& n, const Tensor* t) {
   return t[0].defined() ? T::neg(s, mm(s, mm(s, n.y[0], t[0]), n.y[0])) : Tensor();
 }
 
-// ---- det: dy = y·tr(A⁻¹·dA); Ā = ȳ·conj(y)·A⁻ᴴ (batch values reshaped to [1, 1, b...]
-// so they broadcast over the matrix axes, which lead).
+// ---- det: dy = tr(adj(A)·dA); Ā = ȳ·adj(A)ᴴ (batch values reshaped to [1, 1, b...]
+// so they broadcast over the matrix axes, which lead). det is a polynomial, so its
+// derivative exists everywhere: the adjugate comes from the SVD A = U·diag(s)·Vh as
+// adj(A) = det(U)·det(Vh)·V·diag(Π_{j≠i} s_j)·Uᴴ (= det(A)·A⁻¹ where A is invertible),
+// with the products of the other singular values exact at zeros (Note [prod with
+// zeros]), so a singular A needs no inverse.
+Tensor adjugate(Session& s, const Tensor& a) {
+  SvdResult r = T::svd(s, a, SvdMode::full);
+  const DType dt = a.dtype();
+  Tensor p = T::cast(s, scan_util::products_of_others(s, r.S, 0), dt);  // [N, b...]
+  Tensor phase = T::mul(s, T::det(s, r.U), T::det(s, r.Vh));              // [b...], |phase| = 1
+  Tensor vp = scale_columns(s, adjoint(s, r.Vh), p);                     // V·diag(p)
+  return T::mul(s, mm_bh(s, vp, r.U), batch_as_matrix(s, phase));
+}
 void vjp_det(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  Tensor w = batch_as_matrix(s, T::mul(s, g, detail::conj_if_complex(s, n.y[0])));
-  out[0] = {T::mul(s, adjoint(s, T::inv(s, n.x[0])), w), true};
+  if (n.x[0].extent(0) == 0) {  // 0×0: det = 1 is constant
+    out[0] = {detail::zeros_like(s, n.x[0]), true};
+    return;
+  }
+  out[0] = {T::mul(s, adjoint(s, adjugate(s, n.x[0])), batch_as_matrix(s, g)), true};
 }
 Tensor jvp_det(Session& s, const Node& n, const Tensor* t) {
-  if (!t[0].defined()) return {};
-  Tensor tr = T::sum(s, T::extract_diagonal(s, mm(s, T::inv(s, n.x[0]), t[0]), 0, 1), {-1});
-  return T::mul(s, n.y[0], tr);
+  if (!t[0].defined() || n.x[0].extent(0) == 0) return {};
+  return T::sum(s, T::extract_diagonal(s, mm(s, adjugate(s, n.x[0]), t[0]), 0, 1), {-1});
 }
 
 // ---- matrix_exp: the Fréchet derivative L(A, E) is the upper-right block of

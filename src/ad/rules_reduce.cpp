@@ -6,6 +6,7 @@
 // - max/min: the cotangent is split equally among tied extrema (JAX's rule).
 // - logsumexp, and the ops along one axis (cumsum, cumprod, softmax, log_softmax).
 #include "ad/emit.hpp"
+#include "ad/scan_util.hpp"
 #include "ad/tape.hpp"
 #include "tenferro/structural.hpp"
 
@@ -19,6 +20,7 @@ using detail::OpId;
 namespace {
 
 namespace T = ::tenferro;
+using namespace scan_util;
 
 /// The node's reduction attributes; norm_squared (NoAttrs) reduces every axis.
 const ReduceAttrs& reduce_attrs(const Node& n) noexcept {
@@ -101,8 +103,14 @@ Tensor jvp_sum_squares(Session& s, const Node& n, const Tensor* t) {
 }
 
 // max/min: weights mask/count where mask marks the elements equal to the extremum.
+// A slice whose extremum is NaN (max and min propagate NaN) weighs its NaN elements
+// instead: the cotangent lands where the NaN came from (PyTorch's choice), split evenly
+// among several.
 Tensor extremum_weights(Session& s, const Node& n) {
-  Tensor mask = T::cast(s, T::eq(s, n.x[0], expand(s, n, n.y[0])), n.x[0].dtype());
+  const Tensor& x = n.x[0];
+  const Tensor ye = expand(s, n, n.y[0]);
+  Tensor hit = T::select(s, T::ne(s, ye, ye), T::ne(s, x, x), T::eq(s, x, ye));
+  Tensor mask = T::cast(s, hit, x.dtype());
   const Dims axes = reduced_axes(n);
   return T::div(s, mask, T::sum(s, mask, axes.span(), true));
 }
@@ -113,22 +121,8 @@ Tensor jvp_extremum(Session& s, const Node& n, const Tensor* t) {
   return t[0].defined() ? sum_like(s, n, T::mul(s, t[0], extremum_weights(s, n))) : Tensor();
 }
 
-/// t reversed along `axis` (a negative-stride view: no copy).
-Tensor flip(const Tensor& t, std::int64_t axis) {
-  return t.slice_view(static_cast<int>(axis), Tensor::kSliceEnd, Tensor::kSliceEnd, -1);
-}
-/// t shifted by d (> 0: towards higher indices, < 0: lower) along `axis`, the vacated
-/// entries `fill`: one pad op (low d, high -d crops what falls off).
-Tensor shift(Session& s, const Tensor& t, std::int64_t axis, std::int64_t d, Scalar fill) {
-  Dims low(t.rank(), 0), high(t.rank(), 0), interior(t.rank(), 0);
-  low[static_cast<int>(axis)] = d;
-  high[static_cast<int>(axis)] = -d;
-  return T::pad(s, t, fill, low.span(), high.span(), interior.span());
-}
-// Note [prod with zeros]: others[i] = Π_{j≠i} x[j] over each reduced slice, exact with
-// zeros (no division): the reduced axes are moved first and flattened into one axis,
-// and others = (exclusive cumprod from the front) · (exclusive cumprod from the back),
-// each a cumprod op and a shift.
+// others[i] = Π_{j≠i} x[j] over each reduced slice: the reduced axes are moved first
+// and flattened into one axis, then products_of_others (Note [prod with zeros]).
 Tensor prod_others(Session& s, const Node& n) {
   const Tensor& x = n.x[0];
   const std::uint64_t m = reduced_mask(n);
@@ -146,10 +140,8 @@ Tensor prod_others(Session& s, const Node& n) {
   for (int i = 0; i < perm.size(); ++i) inv[static_cast<int>(perm[i])] = i;
   Tensor xp = T::transpose(s, x, perm.span());
   if (x.numel() == 0) return xp.permute_view(inv.span());
-  Tensor xf = T::reshape(s, xp, flat.span());
-  Tensor front = shift(s, T::cumprod(s, xf, 0), 0, 1, 1.0);
-  Tensor back = flip(shift(s, T::cumprod(s, flip(xf, 0), 0), 0, 1, 1.0), 0);
-  return T::reshape(s, T::mul(s, front, back), xp.shape().span()).permute_view(inv.span());
+  Tensor others = products_of_others(s, T::reshape(s, xp, flat.span()), 0);
+  return T::reshape(s, others, xp.shape().span()).permute_view(inv.span());
 }
 void vjp_prod(Session& s, const Node& n, const Tensor& g, Grad* out) {
   out[0] = {T::mul(s, expand(s, n, g), detail::conj_if_complex(s, prod_others(s, n))), true};
@@ -249,7 +241,8 @@ EagerTensor reduction(Context& ctx, OpId op, Tensor&& y, const EagerTensor& x, s
   return finish<1>(ctx, op, std::move(y), {&x}, [&](Node& n) {
     n.x[0] = x.value();
     ReduceAttrs& a = n.set_attrs<ReduceAttrs>();
-    a.axes = Dims(axes);
+    a.axes.clear();  // a reused node keeps the list's storage
+    for (const std::int64_t v : axes) a.axes.push_back(v);
     a.all_axes = all;
     a.keepdims = keepdims;
   });

@@ -159,6 +159,10 @@ void register_fft_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_linalg_misc_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 void register_misc_ops_rules(std::array<Rules, tenferro::detail::kNumOps>& t);
 
+/// A process-unique, increasing stamp: context ids and tape generations (Note [Context
+/// lifetime]).
+std::uint64_t next_ad_stamp() noexcept;
+
 /// The context's tape.
 /// Note [Tape reuse]: nodes stay constructed across frees; `live` counts the recorded
 /// ones. Freeing releases only the tensors a node holds (so their buffers return to the
@@ -168,7 +172,7 @@ struct Tape {
   std::vector<Node> nodes;
   std::size_t live = 0;
   std::vector<Leaf> leaves;
-  std::uint64_t generation = 1;
+  std::uint64_t generation = 0;  ///< process-unique (next_ad_stamp; Note [Context lifetime])
   Tensor one_f64;  ///< cached rank-0 1.0 (implicit cotangent of f64 losses; never mutated)
 
   Node& push() {
@@ -184,7 +188,7 @@ struct Tape {
   void clear() noexcept {
     for (std::size_t i = 0; i < live; ++i) release(nodes[i]);
     live = 0;
-    ++generation;
+    generation = next_ad_stamp();
   }
   static void release(Node& n) noexcept {
     for (Tensor& t : n.x)
@@ -240,6 +244,7 @@ inline Ref input_ref(Context& ctx, const EagerTensor* e, std::string_view op) {
   if (e->context() != &ctx) throw_foreign(op);
   const Ref r = EagerAccess::ref_of(*e);
   if (r.kind == 2 && EagerAccess::gen(*e) != ctx.tape().generation) throw_stale(op);
+  if (r.kind == 1 && EagerAccess::gen(*e) != ctx.id()) throw_foreign(op);  // a leaf of a destroyed context at this address
   return r;
 }
 

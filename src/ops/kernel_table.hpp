@@ -12,8 +12,9 @@
 // src/ops carries the kernel itself (KernelFn, one member per kernel signature), and
 // that front end dispatches through kernel_for(session, op, dtype): the reductions
 // (src/ops/reduce.cpp) so far; the other families' entries record capability only, and
-// their CPU code is still called directly. A compile-time check per signature
-// (reduce_kernels_set) fails when a row of that family lacks its kernel.
+// their CPU code is still called directly. A backend's table is built at compile time
+// from its per-family kernel lookup (cpu::reduce_kernel), which fails to compile for a
+// row of the family that lacks its kernel.
 #include "core/internal_check.hpp"
 
 #include <array>
@@ -58,15 +59,6 @@ constexpr KernelEntry kernel_entry(OpId op) noexcept { return {KernelEntry::Kind
 /// A reduction kernel over the op's whole catalogue dtype set.
 constexpr KernelEntry kernel_entry(OpId op, ReduceKernel k) noexcept {
   return {KernelEntry::Kind::kernel, op_info(op).dtypes, KernelFn{.reduce = k}};
-}
-
-/// True when every kernel entry of a reduction row carries a reduction kernel (for the
-/// backends' static_asserts; reading `reduce` of an entry made without one is not a
-/// constant expression, so that too fails to compile).
-constexpr bool reduce_kernels_set(const KernelTable& t) noexcept {
-  for (int i = 0; i < kNumOps; ++i)
-    if (kOps[i].family == OpFamily::reduction && t[i].kind == KernelEntry::Kind::kernel && t[i].fn.reduce == nullptr) return false;
-  return true;
 }
 
 /// True when every row has an entry (for the backends' static_asserts).

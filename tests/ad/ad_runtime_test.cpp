@@ -392,3 +392,131 @@ TEST(AdRuntime, BadInputRecordsNothing) {
   EXPECT_FALSE(b.grad().defined());
 }
 }  // namespace
+
+namespace {
+
+// Note [Context lifetime]: eager tensors outliving their context throw typed errors.
+TEST(AdRuntime, TensorsOutlivingTheirContextThrowTypedErrors) {
+  HeldSession s = backend().open_session();
+  std::mt19937_64 rng(9);
+  const Tensor v = rand_in(rng, {3}, DType::f64, -1, 1);
+  ad::EagerTensor x, y;
+  Tensor kept;
+  {
+    ad::Context ctx(s);
+    x = ctx.leaf(v);
+    y = ad::mul(ctx, x, 2.0);
+    ctx.backward(ad::sum(ctx, y), {.retain_graph = true});
+    kept = x.grad();
+    EXPECT_TRUE(x.context_alive() && y.context_alive());
+  }
+  EXPECT_FALSE(x.context_alive());
+  EXPECT_FALSE(y.context_alive());
+  expect_error<RuntimeStateError>([&] { (void)(y + 1.0); }, "add");
+  expect_error<RuntimeStateError>([&] { (void)(x * y); }, "mul");
+  expect_error<RuntimeStateError>([&] { (void)(-y); }, "neg");
+  expect_error<RuntimeStateError>([&] { (void)x.grad(); }, "grad");
+  // The values stay valid, and the gradient copied while the context lived is intact.
+  EXPECT_LE(max_abs_diff(s, y.value(), mul(s, v, 2.0)), 0.0);
+  EXPECT_LE(max_abs_diff(s, kept, Tensor::full({3}, Scalar(2.0), DType::f64)), 0.0);
+  // A later context, possibly at the same address, refuses them: a tape output is
+  // foreign (ArgumentError) or, at the same address, stale (RuntimeStateError); a leaf is
+  // foreign either way.
+  ad::Context ctx2(s);
+  const auto refused = [](auto&& f, const char* op) {
+    try {
+      f();
+      ADD_FAILURE() << op << " accepted a tensor of a destroyed context";
+    } catch (const ArgumentError& e) {
+      EXPECT_NE(std::string(e.what()).find(op), std::string::npos) << e.what();
+    } catch (const RuntimeStateError& e) {
+      EXPECT_NE(std::string(e.what()).find(op), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { (void)ad::add(ctx2, y, 1.0); }, "add");
+  refused([&] { ctx2.backward(y, Tensor::ones({3}, DType::f64)); }, "backward");
+  expect_error<ArgumentError>([&] { (void)ad::add(ctx2, x, 1.0); }, "add");
+  expect_error<ArgumentError>([&] { ctx2.backward(x, Tensor::ones({3}, DType::f64)); }, "backward");
+  const ad::EagerTensor z = ad::add(ctx2, ad::detach(y), 1.0);  // detached: a constant
+  EXPECT_FALSE(z.requires_grad());
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 14's eager-AD findings that the rules fix (pow at 0, max over NaN, det at a
+// singular matrix, a complex cotangent for a real output).
+TEST(AdEdgeCases, PowWithZeroExponentAtZeroHasZeroGradient) {
+  HeldSession s = backend().open_session();
+  const Tensor v = Tensor::from_data<double>({3}, {0.0, 2.0, -1.5});
+  {  // scalar exponent 0: a^0 = 1 is constant
+    ad::Context ctx(s);
+    const ad::EagerTensor x = ctx.leaf(v);
+    ctx.backward(ad::sum(ctx, ad::pow(ctx, x, 0.0)));
+    EXPECT_LE(max_abs_diff(s, x.grad(), Tensor::zeros({3}, DType::f64)), 0.0);
+  }
+  {  // tensor exponent with a zero entry at base 0; the exponent's gradient at base 0
+    ad::Context ctx(s);
+    const ad::EagerTensor x = ctx.leaf(v);
+    const ad::EagerTensor p = ctx.leaf(Tensor::from_data<double>({3}, {0.0, 2.0, 3.0}));
+    ctx.backward(ad::sum(ctx, ad::pow(ctx, x, p)));
+    const Tensor gx = x.grad(), gp = p.grad();
+    EXPECT_EQ(gx.item<double>({0}), 0.0);                       // 0·0^(−1) → 0
+    EXPECT_NEAR(gx.item<double>({1}), 2.0 * 2.0, 1e-12);       // 2·x
+    EXPECT_NEAR(gx.item<double>({2}), 3.0 * 2.25, 1e-12);      // 3·x²
+    EXPECT_EQ(gp.item<double>({0}), 0.0);                       // y·log 0 with y = 0^0... masked
+    EXPECT_NEAR(gp.item<double>({1}), 4.0 * std::log(2.0), 1e-12);
+  }
+}
+
+TEST(AdEdgeCases, MaxOverNaNPutsTheCotangentOnTheNaN) {
+  HeldSession s = backend().open_session();
+  ad::Context ctx(s);
+  const ad::EagerTensor x = ctx.leaf(Tensor::from_data<double>({2, 3}, {1.0, 5.0, std::nan(""), 2.0, 7.0, 4.0}));
+  // column-major [2, 3]: column 1 is {nan, 2}, max over axis 0 → {5, nan, 7}
+  ctx.backward(ad::sum(ctx, ad::max(ctx, x, {0}, false)));
+  const Tensor g = x.grad();
+  EXPECT_EQ(g.item<double>({1, 0}), 1.0);  // 5
+  EXPECT_EQ(g.item<double>({0, 1}), 1.0);  // the NaN
+  EXPECT_EQ(g.item<double>({1, 1}), 0.0);
+  EXPECT_EQ(g.item<double>({0, 2}), 1.0);  // 7
+  EXPECT_EQ(g.item<double>({0, 0}) + g.item<double>({1, 2}), 0.0);
+}
+
+TEST(AdEdgeCases, DetGradientAtASingularMatrixIsTheAdjugate) {
+  HeldSession s = backend().open_session();
+  // Rank 1: det = 0, adj(A)ᵀ = [[4, −2], [−2, 1]] for A = [[1, 2], [2, 4]].
+  ad::Context ctx(s);
+  const ad::EagerTensor a = ctx.leaf(Tensor::from_row_major<double>({2, 2}, {1, 2, 2, 4}));
+  ctx.backward(ad::det(ctx, a));
+  EXPECT_LE(max_abs_diff(s, a.grad(), Tensor::from_row_major<double>({2, 2}, {4, -2, -2, 1})), 1e-12);
+  // Rank N − 2 (zero gradient) and a batched complex case against det(A)·A⁻ᴴ.
+  ad::Context ctx2(s);
+  const ad::EagerTensor z = ctx2.leaf(Tensor::zeros({3, 3}, DType::f64));
+  ctx2.backward(ad::det(ctx2, z));
+  EXPECT_LE(max_abs_diff(s, z.grad(), Tensor::zeros({3, 3}, DType::f64)), 0.0);
+  std::mt19937_64 rng(5);
+  const Tensor c = rand_in(rng, {3, 3, 2}, DType::c128, -1, 1);
+  ad::Context ctx3(s);
+  const ad::EagerTensor cz = ctx3.leaf(c);
+  const Tensor cot = rand_in(rng, {2}, DType::c128, -1, 1);
+  ctx3.backward(ad::det(ctx3, cz), cot);
+  // Ā = ȳ·conj(det A)·A⁻ᴴ per batch.
+  const Tensor inv_h = conj(s, transpose(s, inv(s, c), {1, 0, 2}));
+  const Tensor w = reshape(s, mul(s, cot, conj(s, det(s, c))), {1, 1, 2});
+  EXPECT_LE(max_abs_diff(s, cz.grad(), mul(s, inv_h, w)), 1e-10);
+}
+
+TEST(AdEdgeCases, ComplexCotangentForARealOutputIsRefused) {
+  HeldSession s = backend().open_session();
+  ad::Context ctx(s);
+  const ad::EagerTensor x = ctx.leaf(Tensor::ones({2}, DType::f64));
+  const ad::EagerTensor y = ad::mul(ctx, x, 3.0);
+  expect_error<DTypeError>([&] { ctx.backward(y, Tensor::ones({2}, DType::c128)); }, "backward");
+  EXPECT_EQ(ctx.tape_size(), 1u);  // nothing consumed: a real cotangent still works
+  ctx.backward(y, Tensor::ones({2}, DType::f64));
+  EXPECT_EQ(x.grad().item<double>({0}), 3.0);
+}
+
+}  // namespace
