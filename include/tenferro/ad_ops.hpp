@@ -200,9 +200,11 @@ struct EighPair {
   EagerTensor W, V;
 };
 /// eigh(A, tri): one tape node with outputs W and V. A loss of W alone is exact at
-/// degenerate eigenvalues; a loss that uses V needs distinct eigenvalues (the rules
-/// divide by gaps), and only gauge-invariant functions of complex V (e.g. V·f(W)·Vᴴ,
-/// |V|²) have derivatives. Ā lives in the triangle read, as for cholesky.
+/// degenerate eigenvalues; for a loss that uses V the rules' 1/(w_j − w_i) are
+/// broadened as the SVD's (η = 1e-12, Note [SVD broadening]), so degenerate eigenvalues
+/// give finite gradients that drop the degenerate block's term. Only gauge-invariant
+/// functions of complex V (e.g. V·f(W)·Vᴴ, |V|²) have derivatives. Ā lives in the
+/// triangle read, as for cholesky.
 TENFERRO_API EighPair eigh(Context& ctx, const EagerTensor& a, Triangle tri = Triangle::lower);
 /// Reduced QR factors.
 struct QrPair {

@@ -116,6 +116,25 @@ inline Tensor inverse_gaps(Session& s, const Tensor& w, DType dtype) {
   Tensor eye = Tensor::eye(n, dtype);
   return T::sub(s, T::div(s, 1.0, T::add(s, e, eye)), eye);
 }
+/// F [N, N, b...] with F_ij = 1/(w_j − w_i) broadened as the SVD rules do (Note [SVD
+/// broadening] in rules_svd.cpp): x/(x² + ε) with ε = η·max|w|² + tiny per batch matrix,
+/// for real eigenvalues w [N, b...] (eigh). Exact ties give 0 (the degenerate-block
+/// term is dropped), a gap of 1e-3·max|w| is exact to 1e-6 relative at η = 1e-12.
+inline Tensor broadened_inverse_gaps(Session& s, const Tensor& w, DType dtype, double eta) {
+  const std::int64_t n = w.extent(0);
+  Dims row{1, n}, col{n, 1}, one{1, 1};
+  for (int i = 1; i < w.rank(); ++i) {
+    row.push_back(w.extent(i));
+    col.push_back(w.extent(i));
+    one.push_back(w.extent(i));
+  }
+  if (n == 0) return T::cast(s, T::mul(s, T::reshape(s, w, row.span()), T::reshape(s, w, col.span())), dtype);
+  Tensor e = T::sub(s, T::reshape(s, w, row.span()), T::reshape(s, w, col.span()));  // w_j - w_i
+  const double tiny = w.dtype() == DType::f32 ? 1.1754943508222875e-38 : 2.2250738585072014e-308;
+  Tensor wmax = T::reshape(s, T::max(s, T::abs(s, w), {0}), one.span());  // [1, 1, b...]
+  Tensor eps = T::add(s, T::mul(s, T::mul(s, wmax, wmax), eta), tiny);
+  return T::cast(s, T::div(s, e, T::add(s, T::mul(s, e, e), eps)), dtype);
+}
 /// Rows [begin, end) of `packed` as a recorded slice (lu's U from the LU factor, Note
 /// [LU rules]): the cotangents of the parts meet in the factor's node.
 inline EagerTensor rows(Context& ctx, const EagerTensor& packed, std::int64_t begin, std::int64_t end) {

@@ -173,8 +173,12 @@ Tensor jvp_cholesky(Session& s, const Node& n, const Tensor* t) {
 //   Ā is S on the diagonal and 2·S off the diagonal of the triangle read.
 // A loss of the eigenvalues alone leaves V̄ a symbolic zero: the VJP then never forms F,
 // so it is exact at degenerate eigenvalues (the trace's gradient is the identity there).
-// With V̄ present, degenerate eigenvalues make F infinite (as in every eigh rule);
-// gauge-dependent functions of complex V (its phases) have no derivative.
+// With V̄ present, F is broadened as the SVD rules are (Note [SVD broadening]; η = 1e-12
+// fixed: F_ij = x/(x² + η·max|w|²) for x = w_j − w_i): finite at degenerate eigenvalues,
+// where the term of the degenerate block is dropped (exact for losses that do not need
+// it, e.g. gauge-invariant functions of the eigenspaces); gauge-dependent functions of
+// complex V (its phases) have no derivative.
+constexpr double kEighBroadening = 1e-12;
 Tensor hermitian_from_triangle(Session& s, const Tensor& t, bool upper) {
   Tensor h = upper ? T::add(s, T::triu(s, t, 0), adjoint(s, T::triu(s, t, 1))) : T::add(s, T::tril(s, t, 0), adjoint(s, T::tril(s, t, -1)));
   return hermitian_part(s, h);
@@ -189,7 +193,7 @@ void vjp_eigh(Session& s, const Node& n, const Tensor* g, Grad* out) {
   if (g[1].defined()) {
     Tensor vhgv = mm_ah(s, v, g[1]);
     Tensor skew = T::mul(s, T::sub(s, vhgv, adjoint(s, vhgv)), 0.5);
-    inner = detail::add_maybe(s, inner, T::mul(s, inverse_gaps(s, w, v.dtype()), skew));
+    inner = detail::add_maybe(s, inner, T::mul(s, broadened_inverse_gaps(s, w, v.dtype(), kEighBroadening), skew));
   }
   Tensor sym = hermitian_part(s, mm_bh(s, mm(s, v, inner), v));
   out[0] = {to_triangle(s, sym, n.attr<TriangleReadAttrs>().tri == Triangle::upper), true};
@@ -199,7 +203,7 @@ void jvp_eigh(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
   const Tensor &w = n.y[0], &v = n.y[1];
   Tensor m = mm(s, mm_ah(s, v, hermitian_from_triangle(s, t[0], n.attr<TriangleReadAttrs>().tri == Triangle::upper)), v);
   dy[0] = T::real(s, diag_part(s, m));
-  dy[1] = mm(s, v, T::mul(s, inverse_gaps(s, w, v.dtype()), m));
+  dy[1] = mm(s, v, T::mul(s, broadened_inverse_gaps(s, w, v.dtype(), kEighBroadening), m));
 }
 
 // ---- qr (reduced, M >= N): one node with outputs Q and R. With C = Qᴴ·dA·R⁻¹ and

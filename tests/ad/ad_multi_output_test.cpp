@@ -82,6 +82,25 @@ TEST(AdMultiOutput, EighEigenvalueLossesAreExactAtDegenerateEigenvalues) {
   }
 }
 
+TEST(AdMultiOutput, EighEigenvectorLossIsFiniteAtDegenerateEigenvalues) {
+  HeldSession s = backend().open_session();
+  // A = I: every gap is 0. Σ V∘V = N does not depend on A (gradient 0), but the exact rule
+  // forms (1/0)·0; the broadened one drops the degenerate term.
+  ad::Context ctx(s);
+  const ad::EagerTensor x = ctx.leaf(Tensor::eye(3, DType::f64));
+  const ad::EagerTensor v = ad::eigh(ctx, x).V;
+  ctx.backward(ad::sum(ctx, ad::mul(ctx, v, v)));
+  ASSERT_TRUE(all_finite(x.grad()));
+  EXPECT_LE(max_abs_diff(s, x.grad(), Tensor::zeros({3, 3}, DType::f64)), 1e-12);
+  // Away from degeneracy the broadening is invisible: V·diag(w)·Vᵀ = A gives Ā = 1
+  // (lower triangle read: diagonal 1, strictly lower 2, upper 0).
+  ad::Context ctx2(s);
+  const ad::EagerTensor a = ctx2.leaf(Tensor::from_row_major<double>({3, 3}, {2, 0.5, 0, 0.5, 1, 0.25, 0, 0.25, -1}));
+  const ad::EighPair e = ad::eigh(ctx2, a);
+  ctx2.backward(ad::sum(ctx2, ad::matmul(ctx2, ad::mul(ctx2, e.V, ad::reshape(ctx2, e.W, {1, 3})), ad::transpose(ctx2, e.V, {1, 0}))));
+  EXPECT_LE(max_abs_diff(s, a.grad(), Tensor::from_row_major<double>({3, 3}, {1, 0, 0, 2, 1, 0, 2, 2, 1})), 1e-9);
+}
+
 TEST(AdMultiOutput, EigEigenvalueLossIsExactAtRepeatedEigenvalues) {
   HeldSession s = backend().open_session();
   // Eigenvalues 1, 1, 3 with independent eigenvectors (V invertible).
