@@ -1,6 +1,8 @@
 #pragma once
 // Matrix helpers shared by the linear-algebra rule files (rules_linalg*.cpp): products
 // with adjoints, batch axes, Hermitian parts. Matrices are [M, N, batch...].
+#include <limits>
+
 #include "tenferro/ad.hpp"
 #include "tenferro/dot.hpp"
 #include "tenferro/linalg.hpp"
@@ -130,7 +132,7 @@ inline Tensor broadened_inverse_gaps(Session& s, const Tensor& w, DType dtype, d
   }
   if (n == 0) return T::cast(s, T::mul(s, T::reshape(s, w, row.span()), T::reshape(s, w, col.span())), dtype);
   Tensor e = T::sub(s, T::reshape(s, w, row.span()), T::reshape(s, w, col.span()));  // w_j - w_i
-  const double tiny = w.dtype() == DType::f32 ? 1.1754943508222875e-38 : 2.2250738585072014e-308;
+  const double tiny = w.dtype() == DType::f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
   Tensor wmax = T::reshape(s, T::max(s, T::abs(s, w), {0}), one.span());  // [1, 1, b...]
   Tensor eps = T::add(s, T::mul(s, T::mul(s, wmax, wmax), eta), tiny);
   return T::cast(s, T::div(s, e, T::add(s, T::mul(s, e, e), eps)), dtype);

@@ -15,6 +15,17 @@
 
 namespace tenferro::testing {
 
+/// A one-thread CPU backend shared by the AD tests of one executable (results do not
+/// depend on the machine's core count).
+inline CpuBackend& ad_backend() {
+  static CpuBackend b([] {
+    CpuBackendOptions o;
+    o.num_threads = 1;
+    return o;
+  }());
+  return b;
+}
+
 /// Re Σ conj(a)·b over any numeric dtypes and layouts (host loop through c128).
 inline double real_inner(Session& s, const Tensor& a, const Tensor& b) {
   Tensor ac = tenferro::to_contiguous(s, tenferro::cast(s, a, DType::c128));

@@ -16,14 +16,7 @@ using tenferro::testing::rand_in;
 
 namespace {
 
-CpuBackend& backend() {
-  static CpuBackend b([] {
-    CpuBackendOptions o;
-    o.num_threads = 1;
-    return o;
-  }());
-  return b;
-}
+CpuBackend& backend() { return tenferro::testing::ad_backend(); }
 
 /// Every element of a compact f64 tensor is finite.
 bool all_finite(const Tensor& t) {

@@ -17,14 +17,7 @@ using tenferro::testing::real_inner;
 
 namespace {
 
-CpuBackend& backend() {
-  static CpuBackend b([] {
-    CpuBackendOptions o;
-    o.num_threads = 1;
-    return o;
-  }());
-  return b;
-}
+CpuBackend& backend() { return tenferro::testing::ad_backend(); }
 
 /// Elementwise host map over a compact f64/c128 tensor (reference values).
 template <class V, class F> Tensor map_ref(const Tensor& x, F f) {
