@@ -169,7 +169,16 @@ class TENFERRO_API Tensor {
   std::int64_t stride(int axis) const noexcept { return big_ ? big_[rank_ + axis] : small_.str[axis]; }
   Shape shape() const;
   Dims strides() const;
-  std::int64_t numel() const noexcept;
+  /// Number of elements: the product of the extents (1 at rank 0).
+  std::int64_t numel() const noexcept {
+    std::int64_t n = 1;
+    if (big_) {
+      for (int i = 0; i < rank_; ++i) n *= big_[i];
+    } else {
+      for (int i = 0; i < rank_; ++i) n *= small_.ext[i];
+    }
+    return n;
+  }
   /// Element offset of element (0,...,0) from the start of the storage.
   std::int64_t offset() const noexcept;
   Device device() const noexcept { return block_ ? block_->device : Device{}; }

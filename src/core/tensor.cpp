@@ -59,12 +59,6 @@ Dims Tensor::strides() const {
   return s;
 }
 
-std::int64_t Tensor::numel() const noexcept {
-  std::int64_t n = 1;
-  for (int i = 0; i < rank_; ++i) n *= extent(i);
-  return n;
-}
-
 std::int64_t Tensor::offset() const noexcept {
   if (!block_) return 0;
   return static_cast<std::int64_t>(data_ - block_->data()) / static_cast<std::int64_t>(dtype_size(dtype_));

@@ -64,11 +64,6 @@ inline void require_dtype_in(DType d, DTypeSet set, std::string_view op) {
   if (!in_set(d, set)) throw_dtype_not_in_set(op, d, set);
 }
 
-/// Brings input k to dtype `d`: converts a tensor of another dtype (a compact temporary
-/// from the pool), stores a scalar. A scalar that does not fit an integer or bool
-/// compute dtype exactly (3e9 into i32, 2.5 into i64) is an ArgumentError.
-void prepare_input(Session& s, const Operand& in, DType d, std::string_view op, Tensor& converted, unsigned char* scalar_buf);
-
 /// Validates `out` (dtype, shape, writability, overlap with each tensor input) or
 /// allocates the result when `out` is null; returns the tensor to write.
 template <int NIn> const Tensor& prepare_output(EwArgs<NIn>& args, DType out_dtype, const Tensor* out, Tensor& result) {
@@ -80,11 +75,6 @@ template <int NIn> const Tensor& prepare_output(EwArgs<NIn>& args, DType out_dty
   }
   result = new_output(args.shape, out_dtype, args.op);
   return result;
-}
-
-/// Converts every input to the dtype the kernel reads it as (args.in_dtype).
-template <int NIn> void prepare_inputs(Session& s, EwArgs<NIn>& args, const Operand* const* ins) {
-  for (int k = 0; k < NIn; ++k) prepare_input(s, *ins[k], args.in_dtype[k], args.op, args.converted[k], args.scalar[k]);
 }
 
 /// Builds the plan for out + inputs.
@@ -105,38 +95,6 @@ template <int NIn> LoopPlan<NIn + 1> make_plan(const EwArgs<NIn>& args, const Te
   plan.build(r, args.shape.data(), sp, ptrs);
   return plan;
 }
-
-// Note [Elementwise fast path]
-// Tiny ops are dominated by validation and planning (~2000 instructions through the
-// general path). When every tensor is a compact column-major CPU tensor of one dtype
-// with identical extents, and the output (if given) is the same and either disjoint
-// from or identical to each input, the whole op is one contiguous loop: the checks
-// below are all the validation it needs. Anything else, including every error case,
-// takes the general path, which validates fully and throws.
-
-/// A defined, compact column-major CPU tensor.
-inline bool fast_operand(const Tensor& t) noexcept {
-  return t.defined() && t.device().kind == DeviceKind::cpu && t.is_contiguous();
-}
-
-/// Same dtype and extents.
-inline bool same_dtype_extents(const Tensor& a, const Tensor& b) noexcept {
-  if (a.dtype() != b.dtype() || a.rank() != b.rank()) return false;
-  for (int i = 0; i < a.rank(); ++i)
-    if (a.extent(i) != b.extent(i)) return false;
-  return true;
-}
-
-/// Output check of the fast path: compact like x, writable, and not partially overlapping
-/// any input (same storage is only fine at the same first element).
-inline bool fast_output_ok(const Tensor& out, const Tensor& x, const Tensor* y = nullptr) noexcept {
-  if (!fast_operand(out) || out.read_only() || !same_dtype_extents(out, x)) return false;
-  if (out.shares_storage(x) && out.data() != x.data()) return false;
-  return !(y && out.shares_storage(*y) && out.data() != y->data());
-}
-
-/// A compact tensor shaped like `x` with dtype `d` (x is compact: its extents are valid).
-Tensor new_like(const Tensor& x, DType d);
 
 // ---- line kernels: o[i] = f(a[i], ...) along one inner line ----
 
@@ -185,8 +143,9 @@ template <class O, class A, class B, class C, class F> void line3(char** p, cons
     *reinterpret_cast<O*>(o) = f(*reinterpret_cast<const A*>(a), *reinterpret_cast<const B*>(b), *reinterpret_cast<const C*>(c));
 }
 
-/// Runs o[i] = f(a[i], b[i]) over n contiguous elements, inline or across the session's threads.
-template <class O, class A, class B, class F> void run_contiguous2(Session& s, O* o, const A* a, const B* b, std::int64_t n, std::int64_t cost, F f) {
+/// Runs o[i] = f(a[i], b[i]) (o[i] = f(a[i])) over n contiguous elements, inline or
+/// across the session's threads.
+template <class O, class A, class B, class F> void run_contiguous2(const Session& s, O* o, const A* a, const B* b, std::int64_t n, std::int64_t cost, F f) {
   if (n * cost < kForkThreshold) {  // never forks (Note [Fork cost model]): skip the decision call
     for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
     return;
@@ -195,14 +154,18 @@ template <class O, class A, class B, class F> void run_contiguous2(Session& s, O
     for (std::int64_t i = lo; i < hi; ++i) o[i] = f(a[i], b[i]);
   });
 }
-template <class O, class A, class F> void run_contiguous1(Session& s, O* o, const A* a, std::int64_t n, std::int64_t cost, F f) {
+template <class O, class A, class F> void run_contiguous1(const Session& s, O* o, const A* a, std::int64_t n, std::int64_t cost, F f) {
+  if (n * cost < kForkThreshold) {  // as run_contiguous2
+    for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+    return;
+  }
   parallel_for(s, n, cost, [=](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t i = lo; i < hi; ++i) o[i] = f(a[i]);
   });
 }
 
 /// Runs `line` over the plan, inline or across the session's threads (Note [Fork cost model]).
-template <int N, class Line> void run_plan(Session& s, const LoopPlan<N>& plan, std::int64_t cost, Line line) {
+template <int N, class Line> void run_plan(const Session& s, const LoopPlan<N>& plan, std::int64_t cost, Line line) {
   parallel_for(s, plan.numel, cost, [&](std::int64_t b, std::int64_t e) { plan.run(b, e, line); });
 }
 

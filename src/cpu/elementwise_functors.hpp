@@ -11,6 +11,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/catalog.hpp"
 #include "tenferro/dtype.hpp"
 
 namespace tenferro::detail::fn {
@@ -152,9 +153,9 @@ struct Imag {
     else return real_t<T>(0);
   }
 };
-/// Angle; the output type R is the float dtype chosen by the op (f64 for integers).
-template <class R> struct Angle {
-  template <class T> R operator()(T a) const noexcept {
+/// Angle, in the op's result dtype: the real dtype, f64 for integers.
+struct Angle {
+  template <class T, class R = std::conditional_t<std::is_integral_v<T>, double, real_t<T>>> R operator()(T a) const noexcept {
     if constexpr (is_complex_v<T>) return static_cast<R>(std::arg(a));
     else if constexpr (std::is_floating_point_v<T>) return a != a ? a : (std::signbit(a) ? R(M_PI) : R(0));
     else return a < 0 ? R(M_PI) : R(0);
@@ -282,5 +283,63 @@ struct Gelu {
   }
 };
 
-// ---- conversions ----
 }  // namespace tenferro::detail::fn
+
+namespace tenferro::detail {
+
+// Note [Op functors]
+// OpFn<op> names the functor of elementwise op `op` and its per-element cost for the
+// fork decision (Note [Fork cost model]; complex values count 4x in the unary kernels).
+// The CPU kernels (src/cpu/elementwise.cpp) are templates over it, so a new unary op's
+// kernel is its functor above and one line here. compare has no entry: its functor
+// follows the CompareOp attribute (fn::Eq ... fn::Ge).
+template <OpId op> struct OpFn;
+#define TENFERRO_OP_FN(op, F, c)      \
+  template <> struct OpFn<OpId::op> { \
+    using type = fn::F;               \
+    static constexpr std::int64_t cost = c; \
+  };
+inline constexpr std::int64_t kCheapCost = 1, kAnalyticCost = 12;
+TENFERRO_OP_FN(add, Add, 1)
+TENFERRO_OP_FN(sub, Sub, 1)
+TENFERRO_OP_FN(mul, Mul, 1)
+TENFERRO_OP_FN(div, Div, 4)
+TENFERRO_OP_FN(rem, Rem, 8)
+TENFERRO_OP_FN(maximum, Maximum, 1)
+TENFERRO_OP_FN(minimum, Minimum, 1)
+TENFERRO_OP_FN(pow, Pow, 20)
+TENFERRO_OP_FN(select, Select, 1)
+TENFERRO_OP_FN(clamp, Clamp, 1)
+TENFERRO_OP_FN(neg, Neg, kCheapCost)
+TENFERRO_OP_FN(conj, Conj, kCheapCost)
+TENFERRO_OP_FN(abs, Abs, kCheapCost)
+TENFERRO_OP_FN(sign, Sign, kCheapCost)
+TENFERRO_OP_FN(real, Real, kCheapCost)
+TENFERRO_OP_FN(imag, Imag, kCheapCost)
+TENFERRO_OP_FN(angle, Angle, kAnalyticCost)
+TENFERRO_OP_FN(exp, Exp, kAnalyticCost)
+TENFERRO_OP_FN(log, Log, kAnalyticCost)
+TENFERRO_OP_FN(sin, Sin, kAnalyticCost)
+TENFERRO_OP_FN(cos, Cos, kAnalyticCost)
+TENFERRO_OP_FN(tan, Tan, kAnalyticCost)
+TENFERRO_OP_FN(tanh, Tanh, kAnalyticCost)
+TENFERRO_OP_FN(sqrt, Sqrt, kAnalyticCost)
+TENFERRO_OP_FN(rsqrt, Rsqrt, kAnalyticCost)
+TENFERRO_OP_FN(expm1, Expm1, kAnalyticCost)
+TENFERRO_OP_FN(log1p, Log1p, kAnalyticCost)
+TENFERRO_OP_FN(erf, Erf, kAnalyticCost)
+TENFERRO_OP_FN(sigmoid, Sigmoid, kAnalyticCost)
+TENFERRO_OP_FN(asin, Asin, kAnalyticCost)
+TENFERRO_OP_FN(acos, Acos, kAnalyticCost)
+TENFERRO_OP_FN(atan, Atan, kAnalyticCost)
+TENFERRO_OP_FN(sinh, Sinh, kAnalyticCost)
+TENFERRO_OP_FN(cosh, Cosh, kAnalyticCost)
+TENFERRO_OP_FN(log2, Log2, kAnalyticCost)
+TENFERRO_OP_FN(exp2, Exp2, kAnalyticCost)
+TENFERRO_OP_FN(cbrt, Cbrt, kAnalyticCost)
+TENFERRO_OP_FN(softplus, Softplus, kAnalyticCost)
+TENFERRO_OP_FN(silu, Silu, kAnalyticCost)
+TENFERRO_OP_FN(gelu, Gelu, kAnalyticCost)
+#undef TENFERRO_OP_FN
+
+}  // namespace tenferro::detail

@@ -1,6 +1,7 @@
 // The CPU backend's kernel table (Note [Kernel tables]): every primitive has a CPU
 // kernel over its whole catalogue dtype set. A new catalogue row must be added here
 // (as a kernel or a stub), or the static_assert below fails.
+#include "cpu/elementwise_kernels.hpp"
 #include "cpu/reduce.hpp"
 #include "ops/kernel_table.hpp"
 
@@ -9,18 +10,11 @@ namespace {
 
 constexpr KernelTable make_cpu_table() {
   KernelTable t{};
-  // elementwise
-  for (OpId op : {
-    OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::rem, OpId::maximum, OpId::minimum, OpId::pow,
-    OpId::compare, OpId::select, OpId::clamp, OpId::neg, OpId::conj, OpId::abs, OpId::sign,
-    OpId::real, OpId::imag, OpId::angle
-  }) t[static_cast<int>(op)] = kernel_entry(op);
-  // analytic: every row (Note [Family lists from the catalogue])
-#define TENFERRO_ANALYTIC_ITEM(name) t[static_cast<int>(OpId::name)] = kernel_entry(OpId::name);
-#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)
-#include "tenferro/op_catalog.def"
-#undef TENFERRO_OP
-#undef TENFERRO_ANALYTIC_ITEM
+  // elementwise and analytic: every row, with its kernel (cpu/elementwise_kernels.hpp;
+  // the front end in src/ops/elementwise.cpp dispatches through these entries)
+  for (int i = 0; i < kNumOps; ++i)
+    if (kOps[i].family == OpFamily::elementwise || kOps[i].family == OpFamily::analytic)
+      t[i] = kernel_entry(static_cast<OpId>(i), cpu::elementwise_kernel(static_cast<OpId>(i)));
   // conversion
   for (OpId op : {
     OpId::convert, OpId::cast, OpId::copy, OpId::reshape
@@ -28,7 +22,7 @@ constexpr KernelTable make_cpu_table() {
   // reduction: every row, with its kernel (cpu/reduce.hpp; the front end in src/ops/reduce.cpp
   // dispatches through these entries)
   for (int i = 0; i < kNumOps; ++i)
-    if (kOps[i].family == OpFamily::reduction) t[i] = kernel_entry(static_cast<OpId>(i), cpu::reduce_kernel(static_cast<OpId>(i)));
+    if (kOps[i].family == OpFamily::reduction) t[i] = kernel_entry(static_cast<OpId>(i), {.reduce = cpu::reduce_kernel(static_cast<OpId>(i))});
   // along one axis
   for (OpId op : {
     OpId::cumsum, OpId::cumprod, OpId::softmax, OpId::log_softmax
@@ -69,11 +63,9 @@ constexpr KernelTable make_cpu_table() {
   return t;
 }
 
-constexpr KernelTable kCpuTable = make_cpu_table();
-static_assert(table_complete(kCpuTable), "a catalogue op has no CPU entry: add it to src/cpu/kernel_table.cpp");
-
 }  // namespace
 
-const KernelTable& cpu_kernel_table() noexcept { return kCpuTable; }
+extern constexpr KernelTable kCpuKernelTable = make_cpu_table();
+static_assert(table_complete(kCpuKernelTable), "a catalogue op has no CPU entry: add it to src/cpu/kernel_table.cpp");
 
 }  // namespace tenferro::detail

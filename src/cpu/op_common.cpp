@@ -4,12 +4,6 @@
 
 namespace tenferro::detail {
 
-Tensor new_like(const Tensor& x, DType d) {
-  std::int64_t shape[kMaxRank];
-  for (int i = 0; i < x.rank(); ++i) shape[i] = x.extent(i);
-  return Tensor::empty(std::span<const std::int64_t>(shape, static_cast<std::size_t>(x.rank())), d);
-}
-
 std::uint64_t reduction_mask(const Tensor& x, std::span<const std::int64_t> axes, bool all, std::string_view op) {
   if (all) return x.rank() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << x.rank()) - 1;
   return axis_mask(axes, x.rank(), op);

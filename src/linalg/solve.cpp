@@ -35,13 +35,6 @@ Rhs check_rhs(const Tensor& a, const Tensor& b, std::string_view op, std::int64_
 
 namespace {
 
-// A compact result with t's shape (without building a Shape).
-Tensor new_like(const Tensor& t, DType d) {
-  std::int64_t ext[kMaxRank];
-  for (int i = 0; i < t.rank(); ++i) ext[i] = t.extent(i);
-  return new_result(std::span<const std::int64_t>(ext, static_cast<std::size_t>(t.rank())), d);
-}
-
 template <class T> Tensor solve_typed(Session& s, const Tensor& a, const Rhs& rhs, const Tensor& b, std::string_view op) {
   const std::int64_t n = a.extent(0), k = rhs.cols;
   Tensor x = new_like(b, dtype_of<T>);

@@ -35,18 +35,10 @@ bool supports(OpId op, DType dtype, DeviceKind device) noexcept {
   const detail::KernelTable* t = detail::kernel_table(device);
   if (!t) return false;
   const detail::KernelEntry& e = (*t)[i];
-  return e.kind == detail::KernelEntry::Kind::kernel && in_set(dtype, e.dtypes) && in_set(dtype, kOps[i].dtypes);
+  return e.handles(dtype) && in_set(dtype, kOps[i].dtypes);
 }
 
 namespace detail {
-
-const KernelTable* kernel_table(DeviceKind device) noexcept {
-  switch (device) {
-    case DeviceKind::cpu: return &cpu_kernel_table();
-    case DeviceKind::cuda: return cuda_kernel_table();
-  }
-  return nullptr;
-}
 
 const DataChecks& data_checks(const Session& s, std::string_view op) {
   if (s.device() == DeviceKind::cpu) return cpu_data_checks();
@@ -56,6 +48,12 @@ const DataChecks& data_checks(const Session& s, std::string_view op) {
 void throw_unsupported_on(OpId op, DeviceKind device) {
   const char* why = kernel_table(device) ? "its kernel table has a stub for this op" : "this build has no such backend";
   throw UnsupportedError(op_name(op), "not supported on device " + std::string(device_name(device)) + " (" + why + ")");
+}
+
+void throw_no_kernel(OpId op, DType dtype, DeviceKind device) {
+  const KernelTable* t = kernel_table(device);
+  if (!t || (*t)[static_cast<int>(op)].kind != KernelEntry::Kind::kernel) throw_unsupported_on(op, device);
+  throw_unsupported_dtype_on(op, dtype, device);
 }
 
 void throw_unsupported_dtype_on(OpId op, DType dtype, DeviceKind device) {

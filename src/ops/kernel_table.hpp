@@ -22,6 +22,8 @@
 #include <string_view>
 
 #include "ops/catalog.hpp"
+#include "tenferro/ops.hpp"
+#include "tenferro/scalar.hpp"
 #include "tenferro/session.hpp"
 #include "tenferro/tensor.hpp"
 
@@ -33,32 +35,66 @@ namespace tenferro::detail {
 /// axis is empty for an op without an identity (max, min, argmax, argmin).
 using ReduceKernel = void (*)(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask);
 
+/// An elementwise call with N inputs after validation (src/ops/elementwise.cpp, Note
+/// [Elementwise in the op layer]). `out` has the broadcast shape and the op's result
+/// dtype, is writable, and each tensor input is either disjoint from it or laid out
+/// exactly as it; tensor input k already has dtype in[k] and broadcasts to out's shape;
+/// a scalar input is read as in[k] (it fits: inference checked). Integer divisors and
+/// exponents are already checked.
+template <int N> struct EwCall {
+  const Tensor* out = nullptr;
+  const Tensor* tensor[N] = {};  ///< tensor input k, or nullptr when input k is a scalar
+  const Scalar* scalar[N] = {};  ///< scalar input k, or nullptr when input k is a tensor
+  DType in[N] = {};              ///< the dtype input k is read as
+  CompareOp cmp = CompareOp::eq; ///< compare's attribute
+  /// out and every tensor input are compact column-major with out's extents (the
+  /// layout fast path): the call is one flat loop over out.numel() elements.
+  bool contiguous = false;
+};
+/// Elementwise kernels by arity.
+using UnaryKernel = void (*)(const Session& s, const EwCall<1>& c);
+using BinaryKernel = void (*)(const Session& s, const EwCall<2>& c);
+using TernaryKernel = void (*)(const Session& s, const EwCall<3>& c);
+
 /// The kernel of an entry, by signature: the member its family's front end reads
 /// (`none` for entries that record capability only).
 union KernelFn {
   void (*none)() = nullptr;
   ReduceKernel reduce;
+  UnaryKernel unary;
+  BinaryKernel binary;
+  TernaryKernel ternary;
 };
+
+/// The bit mask of the dtypes in `set` (bit d for dtype d).
+constexpr std::uint16_t dtype_bits(DTypeSet set) noexcept {
+  std::uint16_t bits = 0;
+  for (int d = 0; d < kNumDTypes; ++d)
+    if (in_set(static_cast<DType>(d), set)) bits = static_cast<std::uint16_t>(bits | 1u << d);
+  return bits;
+}
 
 /// One backend's entry for one primitive.
 struct KernelEntry {
   enum class Kind : std::uint8_t { unset, stub, kernel };
   Kind kind = Kind::unset;
-  DTypeSet dtypes = DTypeSet::all;  ///< dtypes the kernel handles (kernel entries)
-  KernelFn fn{};                    ///< the kernel, for families that dispatch through the table
+  std::uint16_t dtypes = dtype_bits(DTypeSet::all);  ///< dtypes the kernel handles, one bit each (kernel entries)
+  KernelFn fn{};                                      ///< the kernel, for families that dispatch through the table
+  /// Whether this is a kernel that handles `d`.
+  constexpr bool handles(DType d) const noexcept { return kind == Kind::kernel && (dtypes >> static_cast<int>(d) & 1u); }
 };
 
 /// A backend's table: one entry per catalogue row.
 using KernelTable = std::array<KernelEntry, kNumOps>;
 
 /// A stub entry.
-constexpr KernelEntry stub_entry() noexcept { return {KernelEntry::Kind::stub, DTypeSet::all}; }
+constexpr KernelEntry stub_entry() noexcept { return {KernelEntry::Kind::stub}; }
 /// A kernel over the op's whole catalogue dtype set.
-constexpr KernelEntry kernel_entry(OpId op) noexcept { return {KernelEntry::Kind::kernel, op_info(op).dtypes}; }
+constexpr KernelEntry kernel_entry(OpId op) noexcept { return {KernelEntry::Kind::kernel, dtype_bits(op_info(op).dtypes)}; }
 
-/// A reduction kernel over the op's whole catalogue dtype set.
-constexpr KernelEntry kernel_entry(OpId op, ReduceKernel k) noexcept {
-  return {KernelEntry::Kind::kernel, op_info(op).dtypes, KernelFn{.reduce = k}};
+/// A kernel over the op's whole catalogue dtype set.
+constexpr KernelEntry kernel_entry(OpId op, KernelFn k) noexcept {
+  return {KernelEntry::Kind::kernel, dtype_bits(op_info(op).dtypes), k};
 }
 
 /// True when every row has an entry (for the backends' static_asserts).
@@ -68,12 +104,17 @@ constexpr bool table_complete(const KernelTable& t) noexcept {
   return true;
 }
 
-/// The table of a compiled-in backend, or nullptr (CUDA without TENFERRO_ENABLE_CUDA).
-const KernelTable* kernel_table(DeviceKind device) noexcept;
-/// The CPU backend's table (src/cpu/kernel_table.cpp).
-const KernelTable& cpu_kernel_table() noexcept;
+/// The CPU backend's table (src/cpu/kernel_table.cpp; a constant, so a front end's
+/// lookup on the CPU is a load).
+extern const KernelTable kCpuKernelTable;
+/// The CPU backend's table.
+inline const KernelTable& cpu_kernel_table() noexcept { return kCpuKernelTable; }
 /// The CUDA backend's table (src/cuda/kernel_table.cpp), or nullptr when not built.
 const KernelTable* cuda_kernel_table() noexcept;
+/// The table of a compiled-in backend, or nullptr (CUDA without TENFERRO_ENABLE_CUDA).
+inline const KernelTable* kernel_table(DeviceKind device) noexcept {
+  return device == DeviceKind::cpu ? &kCpuKernelTable : device == DeviceKind::cuda ? cuda_kernel_table() : nullptr;
+}
 
 // Note [Data-dependent checks]
 // Some validation reads data before any output is written: the finiteness scan before
@@ -84,6 +125,11 @@ struct DataChecks {
   /// Position of the first non-finite element of an inexact tensor in column-major
   /// element order (a complex element counts once), or -1 when every element is finite.
   std::int64_t (*first_nonfinite)(Session& s, const Tensor& t);
+  /// Position of the first zero element of an integer tensor (any strides), or -1:
+  /// integer div and rem by zero.
+  std::int64_t (*first_zero)(Session& s, const Tensor& t);
+  /// Position of the first negative element of an integer tensor, or -1: integer pow.
+  std::int64_t (*first_negative)(Session& s, const Tensor& t);
 };
 
 /// The data checks of the session's device (UnsupportedError naming `op` when its
@@ -96,16 +142,19 @@ const DataChecks& cpu_data_checks() noexcept;
 [[noreturn]] void throw_unsupported_on(OpId op, DeviceKind device);
 /// UnsupportedError "<op>: dtype <d> not supported on <device> (...)".
 [[noreturn]] void throw_unsupported_dtype_on(OpId op, DType dtype, DeviceKind device);
+/// The UnsupportedError of kernel_for: the stub or missing backend, else the dtype.
+[[noreturn]] void throw_no_kernel(OpId op, DType dtype, DeviceKind device);
 
 /// The entry of the session's backend for `op` on inputs of dtype `dtype` (a front
 /// end's dispatch): UnsupportedError naming the op and the device when the backend has
-/// a stub for it (or is not built), or its kernel does not handle the dtype.
-inline const KernelEntry& kernel_for(const Session& s, OpId op, DType dtype) {
-  const KernelTable* t = kernel_table(s.device());
-  if (!t) [[unlikely]] throw_unsupported_on(op, s.device());
+/// a stub for it (or is not built), or its kernel does not handle the dtype. Inline,
+/// and on the CPU a constant table: a handful of instructions on the fixed-cost path.
+TENFERRO_ALWAYS_INLINE const KernelEntry& kernel_for(const Session& s, OpId op, DType dtype) {
+  const DeviceKind device = s.device();
+  const KernelTable* t = device == DeviceKind::cpu ? &kCpuKernelTable : kernel_table(device);
+  if (!t) [[unlikely]] throw_no_kernel(op, dtype, device);
   const KernelEntry& e = (*t)[static_cast<int>(op)];
-  if (e.kind != KernelEntry::Kind::kernel) [[unlikely]] throw_unsupported_on(op, s.device());
-  if (!in_set(dtype, e.dtypes)) [[unlikely]] throw_unsupported_dtype_on(op, dtype, s.device());
+  if (!e.handles(dtype)) [[unlikely]] throw_no_kernel(op, dtype, device);
   return e;
 }
 

@@ -70,6 +70,12 @@ void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexce
   for (int i = 0; i < rank; ++i) out[i] = (i < r && t.extent(i) != 1) ? t.stride(i) * es : 0;
 }
 
+Tensor new_like(const Tensor& x, DType d) {
+  std::int64_t shape[kMaxRank];
+  for (int i = 0; i < x.rank(); ++i) shape[i] = x.extent(i);
+  return Tensor::empty(std::span<const std::int64_t>(shape, static_cast<std::size_t>(x.rank())), d);
+}
+
 Tensor new_output(std::span<const std::int64_t> shape, DType dtype, std::string_view op) { return Tensor::empty(shape, dtype); }
 
 }  // namespace tenferro::detail

@@ -38,6 +38,39 @@ void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexce
 /// "[2, 3] f64" for messages.
 std::string describe(const Tensor& t);
 
+// Note [Elementwise fast path]
+// Tiny ops are dominated by validation and planning (~2000 instructions through the
+// general path). When every tensor is a compact column-major tensor on the session's
+// device, all of one dtype with identical extents, and the output (if given) is the
+// same and either disjoint from or identical to each input, the whole op is one
+// contiguous loop: the checks below are all the validation it needs, and they imply
+// what inference would answer. Anything else, including every error case, takes the
+// general path, which validates fully and throws.
+
+/// A defined, compact column-major tensor on `device`.
+TENFERRO_ALWAYS_INLINE bool fast_operand(const Tensor& t, DeviceKind device) noexcept {
+  return t.defined() && t.device().kind == device && t.is_contiguous();
+}
+
+/// Same dtype and extents.
+TENFERRO_ALWAYS_INLINE bool same_dtype_extents(const Tensor& a, const Tensor& b) noexcept {
+  if (a.dtype() != b.dtype() || a.rank() != b.rank()) return false;
+  for (int i = 0; i < a.rank(); ++i)
+    if (a.extent(i) != b.extent(i)) return false;
+  return true;
+}
+
+/// Output check of the fast path: compact like x, writable, and not partially overlapping
+/// any input (same storage is only fine at the same first element).
+TENFERRO_ALWAYS_INLINE bool fast_output_ok(const Tensor& out, const Tensor& x, const Tensor* y = nullptr) noexcept {
+  if (!fast_operand(out, x.device().kind) || out.read_only() || !same_dtype_extents(out, x)) return false;
+  if (out.shares_storage(x) && out.data() != x.data()) return false;
+  return !(y && out.shares_storage(*y) && out.data() != y->data());
+}
+
+/// A compact tensor shaped like `x` with dtype `d` (x is compact: its extents are valid).
+Tensor new_like(const Tensor& x, DType d);
+
 /// A compact tensor for an op's result (from the session's pool when inside one).
 Tensor new_output(std::span<const std::int64_t> shape, DType dtype, std::string_view op);
 

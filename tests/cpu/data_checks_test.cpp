@@ -30,6 +30,31 @@ TEST(DataChecks, FirstNonfiniteInEveryLayout) {
   }
 }
 
+TEST(DataChecks, FirstZeroAndFirstNegativeInEveryLayout) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  const detail::DataChecks& dc = detail::data_checks(s, "test");
+  for (DType d : {DType::i32, DType::i64}) {
+    SCOPED_TRACE(std::string(dtype_name(d)));
+    Tensor base = Tensor::arange(24, DType::f64).reshape_view({3, 2, 4});
+    base.set<double>({0, 0, 0}, 5.0);  // arange starts at 0: no zero at first
+    Tensor x = cast(s, base, d);
+    EXPECT_EQ(dc.first_zero(s, x), -1);
+    EXPECT_EQ(dc.first_negative(s, x), -1);
+    EXPECT_EQ(dc.first_zero(s, Tensor::empty({0, 3}, d)), -1);
+    base.set<double>({2, 1, 1}, 0.0);
+    base.set<double>({1, 0, 3}, -4.0);
+    x = cast(s, base, d);
+    EXPECT_EQ(dc.first_zero(s, x), 2 + 3 * 1 + 6 * 1);
+    EXPECT_EQ(dc.first_negative(s, x), 1 + 6 * 3);
+    EXPECT_EQ(dc.first_zero(s, x.permute_view({1, 0, 2})), 1 + 2 * 2 + 6 * 1);
+    EXPECT_EQ(dc.first_negative(s, x.slice_view(0, Tensor::kSliceEnd, -Tensor::kSliceEnd, -1)), 1 + 6 * 3);
+    // A broadcast view (zero stride) repeats its elements.
+    const Tensor row = cast(s, Tensor::from_data<double>({1, 2}, {1.0, 0.0}), d);
+    EXPECT_EQ(dc.first_zero(s, broadcast_in_dim_view(row, {3, 2}, {0, 1})), 3);
+  }
+}
+
 TEST(DataChecks, LinalgNamesTheRowColumnAndBatch) {
   CpuBackend backend;
   HeldSession s = backend.open_session();

@@ -203,7 +203,7 @@ TEST(ElementwiseInto, OutputIdenticalToAnInputIsAllowed) {
   EXPECT_GT(n, 100);
 }
 
-// Note [Elementwise scalar fast path]: a compact inexact tensor with a scalar that keeps
+// Note [Elementwise fast path] (scalar case): a compact inexact tensor with a scalar that keeps
 // its dtype runs one loop, also in place; other layouts and promoting scalars take the
 // general path. Both must match the reference.
 TEST(ElementwiseInto, ScalarOperandInPlaceEveryInexactDTypeAndLayout) {
