@@ -1,4 +1,5 @@
 // The CPU backend's data-dependent checks (Note [Data-dependent checks]).
+#include "core/convert.hpp"
 #include "core/layout.hpp"
 #include "ops/kernel_table.hpp"
 
@@ -64,7 +65,18 @@ std::int64_t first_negative_cpu(Session&, const Tensor& t) {
   return first_integer_where(t, [](auto v) { return v < 0; });
 }
 
-constexpr DataChecks kCpuChecks{&first_nonfinite_cpu, &first_zero_cpu, &first_negative_cpu};
+std::int64_t first_inexact_cpu(Session&, const Tensor& t, DType to) {
+  if (t.numel() == 0 || t.dtype() == to) return -1;
+  return visit_dtype("convert", t.dtype(), [&](auto from_tag) -> std::int64_t {
+    using From = typename decltype(from_tag)::type;
+    return visit_dtype("convert", to, [&](auto to_tag) -> std::int64_t {
+      using To = typename decltype(to_tag)::type;
+      return first_where(static_cast<const From*>(t.data()), t, [](From v) { return !exact_value<To>(v); });
+    });
+  });
+}
+
+constexpr DataChecks kCpuChecks{&first_nonfinite_cpu, &first_zero_cpu, &first_negative_cpu, &first_inexact_cpu};
 
 }  // namespace
 

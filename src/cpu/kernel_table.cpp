@@ -1,6 +1,7 @@
 // The CPU backend's kernel table (Note [Kernel tables]): every primitive has a CPU
 // kernel over its whole catalogue dtype set. A new catalogue row must be added here
 // (as a kernel or a stub), or the static_assert below fails.
+#include "cpu/convert.hpp"
 #include "cpu/elementwise_kernels.hpp"
 #include "cpu/reduce.hpp"
 #include "ops/kernel_table.hpp"
@@ -15,10 +16,10 @@ constexpr KernelTable make_cpu_table() {
   for (int i = 0; i < kNumOps; ++i)
     if (kOps[i].family == OpFamily::elementwise || kOps[i].family == OpFamily::analytic)
       t[i] = kernel_entry(static_cast<OpId>(i), cpu::elementwise_kernel(static_cast<OpId>(i)));
-  // conversion
+  // conversion: one kernel (cpu/convert.hpp; the front end in src/ops/conversion.cpp)
   for (OpId op : {
     OpId::convert, OpId::cast, OpId::copy, OpId::reshape
-  }) t[static_cast<int>(op)] = kernel_entry(op);
+  }) t[static_cast<int>(op)] = kernel_entry(op, {.convert = &cpu::convert_kernel});
   // reduction: every row, with its kernel (cpu/reduce.hpp; the front end in src/ops/reduce.cpp
   // dispatches through these entries)
   for (int i = 0; i < kNumOps; ++i)

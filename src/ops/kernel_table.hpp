@@ -35,6 +35,12 @@ namespace tenferro::detail {
 /// axis is empty for an op without an identity (max, min, argmax, argmin).
 using ReduceKernel = void (*)(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask);
 
+/// A conversion kernel (src/ops/conversion.cpp: convert, cast, copy, reshape): copies x,
+/// broadcast to out's shape, into out, converting each element to out's dtype (lossy:
+/// convert's exactness is checked before). Receives validated arguments: out is
+/// writable, has the inferred shape, and is disjoint from x or laid out exactly as it.
+using ConvertKernel = void (*)(Session& s, const Tensor& x, const Tensor& out);
+
 /// An elementwise call with N inputs after validation (src/ops/elementwise.cpp, Note
 /// [Elementwise in the op layer]). `out` has the broadcast shape and the op's result
 /// dtype, is writable, and each tensor input is either disjoint from it or laid out
@@ -61,6 +67,7 @@ using TernaryKernel = void (*)(const Session& s, const EwCall<3>& c);
 union KernelFn {
   void (*none)() = nullptr;
   ReduceKernel reduce;
+  ConvertKernel convert;
   UnaryKernel unary;
   BinaryKernel binary;
   TernaryKernel ternary;
@@ -130,6 +137,9 @@ struct DataChecks {
   std::int64_t (*first_zero)(Session& s, const Tensor& t);
   /// Position of the first negative element of an integer tensor, or -1: integer pow.
   std::int64_t (*first_negative)(Session& s, const Tensor& t);
+  /// Position of the first element of t that does not convert exactly to dtype `to`
+  /// (core/convert.hpp exact_value: 2.5 to i32, 1e40 to f32, 3+1j to f64), or -1.
+  std::int64_t (*first_inexact)(Session& s, const Tensor& t, DType to);
 };
 
 /// The data checks of the session's device (UnsupportedError naming `op` when its
