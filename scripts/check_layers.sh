@@ -48,7 +48,7 @@ fi
 # its CPU code (issue 11 §2 moves them one family at a time); the list only shrinks: a
 # new file defining a public op fails, and so does a listed file that no longer does.
 front_ends_outside_ops="src/einsum/einsum.cpp
-src/cpu/blas1.cpp src/cpu/dot.cpp
+src/cpu/dot.cpp
 src/cpu/gather_scatter.cpp src/cpu/indexing.cpp src/cpu/structural.cpp
 src/cpu/structural_fill.cpp src/cpu/structural_join.cpp
 src/linalg/eigen.cpp src/linalg/lstsq.cpp src/linalg/lu.cpp src/linalg/matrix_exp.cpp

@@ -1,6 +1,7 @@
 // The CPU backend's kernel table (Note [Kernel tables]): every primitive has a CPU
 // kernel over its whole catalogue dtype set. A new catalogue row must be added here
 // (as a kernel or a stub), or the static_assert below fails.
+#include "cpu/blas1.hpp"
 #include "cpu/convert.hpp"
 #include "cpu/elementwise_kernels.hpp"
 #include "cpu/reduce.hpp"
@@ -28,10 +29,10 @@ constexpr KernelTable make_cpu_table() {
   for (OpId op : {
     OpId::cumsum, OpId::cumprod, OpId::softmax, OpId::log_softmax
   }) t[static_cast<int>(op)] = kernel_entry(op);
-  // blas1
-  for (OpId op : {
-    OpId::vdot, OpId::norm_squared, OpId::axpby
-  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // blas1 (cpu/blas1.hpp; the front end in src/ops/blas1.cpp)
+  t[static_cast<int>(OpId::vdot)] = kernel_entry(OpId::vdot, {.vdot = &cpu::vdot_kernel});
+  t[static_cast<int>(OpId::norm_squared)] = kernel_entry(OpId::norm_squared, {.reduce = &cpu::norm_squared_kernel});
+  t[static_cast<int>(OpId::axpby)] = kernel_entry(OpId::axpby, {.axpby = &cpu::axpby_kernel});
   // structural
   for (OpId op : {
     OpId::transpose, OpId::broadcast_in_dim, OpId::extract_diagonal, OpId::embed_diagonal,

@@ -10,11 +10,13 @@
 // UnsupportedError naming the op and the device (throw_unsupported_on), never a silent
 // fallback to another device. A kernel entry of a family whose front end lives in
 // src/ops carries the kernel itself (KernelFn, one member per kernel signature), and
-// that front end dispatches through kernel_for(session, op, dtype): the reductions
-// (src/ops/reduce.cpp) so far; the other families' entries record capability only, and
-// their CPU code is still called directly. A backend's table is built at compile time
-// from its per-family kernel lookup (cpu::reduce_kernel), which fails to compile for a
-// row of the family that lacks its kernel.
+// that front end dispatches through kernel_for(session, op, dtype): so far the
+// reductions (src/ops/reduce.cpp), the elementwise and analytic ops (elementwise.cpp),
+// the conversions (conversion.cpp) and BLAS-1 (blas1.cpp); the other families' entries
+// record capability only, and their CPU code is still called directly. A backend's
+// table is built at compile time from its per-family kernel lookups (e.g.
+// cpu::reduce_kernel, cpu::elementwise_kernel), which fail to compile for a row of the
+// family that lacks its kernel.
 #include "core/internal_check.hpp"
 
 #include <array>
@@ -40,6 +42,13 @@ using ReduceKernel = void (*)(const Session& s, const Tensor& x, const Tensor& o
 /// convert's exactness is checked before). Receives validated arguments: out is
 /// writable, has the inferred shape, and is disjoint from x or laid out exactly as it.
 using ConvertKernel = void (*)(Session& s, const Tensor& x, const Tensor& out);
+
+/// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
+/// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
+using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
+/// axpby's kernel: y = alpha·x + beta·y in place (validated: y writable without
+/// self-overlap, x of y's shape and a dtype promoting to y's, the scalars representable).
+using AxpbyKernel = void (*)(Session& s, const Scalar& alpha, const Tensor& x, const Scalar& beta, const Tensor& y);
 
 /// An elementwise call with N inputs after validation (src/ops/elementwise.cpp, Note
 /// [Elementwise in the op layer]). `out` has the broadcast shape and the op's result
@@ -68,6 +77,8 @@ union KernelFn {
   void (*none)() = nullptr;
   ReduceKernel reduce;
   ConvertKernel convert;
+  VdotKernel vdot;
+  AxpbyKernel axpby;
   UnaryKernel unary;
   BinaryKernel binary;
   TernaryKernel ternary;
