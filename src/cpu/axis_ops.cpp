@@ -1,6 +1,7 @@
-// Ops along one axis: the scans cumsum and cumprod and the normalizations softmax and
-// log_softmax (ops.hpp). Each validates everything (session, x, dtype, axis, output)
-// before anything is written, dispatches once on x's dtype and runs one driver:
+// The CPU kernels of the ops along one axis (cpu/axis_ops.hpp): the scans cumsum and
+// cumprod and the normalizations softmax and log_softmax. The front end
+// (src/ops/along_axis.cpp) validates everything before anything is written; a kernel
+// dispatches once on x's dtype and runs one driver:
 //
 // Note [Axis plan]
 // The iteration space is x's shape with the op's axis taken out: a LoopPlan over the
@@ -21,16 +22,17 @@
 #include <limits>
 #include <string>
 
+#include "cpu/axis_ops.hpp"
 #include "cpu/elementwise_functors.hpp"
 #include "cpu/op_common.hpp"
 #include "cpu/parallel.hpp"
 #include "cpu/strided_loop.hpp"
 #include "ops/catalog.hpp"
 
-namespace tenferro {
+namespace tenferro::cpu {
 namespace {
 
-using namespace detail;  // this file is the along-one-axis op family's implementation
+using namespace detail;  // the loop plans, functors and runners
 
 /// Slices worked together in the across-the-line order (their softmax maxima and sums
 /// sit in stack arrays).
@@ -57,7 +59,7 @@ AxisGeometry make_axis_geometry(const Tensor& x, const Tensor& out, int axis) {
   g.sx = xs[axis];
   ext[axis] = 1;
   const std::int64_t* strides[2] = {os, xs};
-  char* ptrs[2] = {static_cast<char*>(out.mutable_data()), static_cast<char*>(const_cast<void*>(x.data()))};
+  char* ptrs[2] = {static_cast<char*>(const_cast<void*>(out.data())), static_cast<char*>(const_cast<void*>(x.data()))};
   g.plan.build(r, ext, strides, ptrs);
   return g;
 }
@@ -156,64 +158,24 @@ template <class T, bool Log> void normalize(const Session& s, const AxisGeometry
   });
 }
 
-// ---------------------------------------------------------------- front end
-
-/// Validates x, its dtype and the axis; returns the axis in [0, rank).
-int prepare(OpId id, const Tensor& x, std::int64_t axis) {
-  const std::string_view op = op_name(id);
-  require_cpu_tensor(x, op, "x");
-  const DTypeSet set = op_info(id).dtypes;
-  if (!in_set(x.dtype(), set)) throw_dtype_not_in_set(op, x.dtype(), set);
-  const std::int64_t r = x.rank();
-  if (axis < -r || axis >= r)
-    throw AxisError(op, "axis " + std::to_string(axis) + " out of range for x of shape " + x.shape().to_string() + " (rank " +
-                            std::to_string(r) + ")");
-  return static_cast<int>(axis < 0 ? axis + r : axis);
-}
-
-/// The one dtype dispatch (x's dtype validated by prepare).
-void execute(const Session& s, OpId id, const Tensor& x, const Tensor& out, int axis) {
-  const std::string_view op = op_name(id);
-  const AxisGeometry g = make_axis_geometry(x, out, axis);
-  switch (id) {
-    case OpId::cumsum:
-      return visit_dtype<DTypeSet::numeric>(op, x.dtype(), [&](auto t) { scan<typename decltype(t)::type>(s, g, fn::Add{}); });
-    case OpId::cumprod:
-      return visit_dtype<DTypeSet::numeric>(op, x.dtype(), [&](auto t) { scan<typename decltype(t)::type>(s, g, fn::Mul{}); });
-    case OpId::softmax:
-      return visit_dtype<DTypeSet::floating>(op, x.dtype(), [&](auto t) { normalize<typename decltype(t)::type, false>(s, g); });
-    case OpId::log_softmax:
-      return visit_dtype<DTypeSet::floating>(op, x.dtype(), [&](auto t) { normalize<typename decltype(t)::type, true>(s, g); });
-    default: throw InternalError(op, "not an along-one-axis op");
-  }
-}
-
-Tensor axis_alloc(Session& s, OpId id, const Tensor& x, std::int64_t axis) {
-  s.check(op_name(id));
-  const int a = prepare(id, x, axis);
-  Tensor out = new_output(x.shape().span(), x.dtype(), op_name(id));
-  execute(s, id, x, out, a);
-  return out;
-}
-
-void axis_into(Session& s, OpId id, const Tensor& x, std::int64_t axis, const Tensor& out) {
-  const std::string_view op = op_name(id);
-  s.check(op);
-  const int a = prepare(id, x, axis);
-  require_output(out, op, x.dtype(), x.shape().span());
-  check_overlap(out, x, op, /*same_ok=*/true);
-  execute(s, id, x, out, a);
-}
-
 }  // namespace
 
-#define TENFERRO_DEFINE_AXIS_OP(name)                                                                                  \
-  Tensor name(Session& s, const Tensor& x, std::int64_t axis) { return axis_alloc(s, OpId::name, x, axis); }         \
-  void name##_into(Session& s, const Tensor& x, std::int64_t axis, const Tensor& out) { axis_into(s, OpId::name, x, axis, out); }
-TENFERRO_DEFINE_AXIS_OP(cumsum)
-TENFERRO_DEFINE_AXIS_OP(cumprod)
-TENFERRO_DEFINE_AXIS_OP(softmax)
-TENFERRO_DEFINE_AXIS_OP(log_softmax)
-#undef TENFERRO_DEFINE_AXIS_OP
+template <OpId op> void along_axis_kernel(const Session& s, const Tensor& x, const Tensor& out, int axis) {
+  static_assert(op_info(op).family == OpFamily::along_axis);
+  constexpr std::string_view name = op_name(op);
+  const AxisGeometry g = make_axis_geometry(x, out, axis);
+  visit_dtype<op_info(op).dtypes>(name, x.dtype(), [&](auto t) {
+    using T = typename decltype(t)::type;
+    if constexpr (op == OpId::cumsum) scan<T>(s, g, fn::Add{});
+    else if constexpr (op == OpId::cumprod) scan<T>(s, g, fn::Mul{});
+    else if constexpr (op == OpId::softmax) normalize<T, false>(s, g);
+    else normalize<T, true>(s, g);
+  });
+}
 
-}  // namespace tenferro
+template void along_axis_kernel<OpId::cumsum>(const Session&, const Tensor&, const Tensor&, int);
+template void along_axis_kernel<OpId::cumprod>(const Session&, const Tensor&, const Tensor&, int);
+template void along_axis_kernel<OpId::softmax>(const Session&, const Tensor&, const Tensor&, int);
+template void along_axis_kernel<OpId::log_softmax>(const Session&, const Tensor&, const Tensor&, int);
+
+}  // namespace tenferro::cpu

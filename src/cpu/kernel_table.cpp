@@ -1,6 +1,7 @@
 // The CPU backend's kernel table (Note [Kernel tables]): every primitive has a CPU
 // kernel over its whole catalogue dtype set. A new catalogue row must be added here
 // (as a kernel or a stub), or the static_assert below fails.
+#include "cpu/axis_ops.hpp"
 #include "cpu/blas1.hpp"
 #include "cpu/convert.hpp"
 #include "cpu/elementwise_kernels.hpp"
@@ -25,10 +26,11 @@ constexpr KernelTable make_cpu_table() {
   // dispatches through these entries)
   for (int i = 0; i < kNumOps; ++i)
     if (kOps[i].family == OpFamily::reduction) t[i] = kernel_entry(static_cast<OpId>(i), {.reduce = cpu::reduce_kernel(static_cast<OpId>(i))});
-  // along one axis
-  for (OpId op : {
-    OpId::cumsum, OpId::cumprod, OpId::softmax, OpId::log_softmax
-  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // along one axis: every row, with its kernel (cpu/axis_ops.hpp; the front end in
+  // src/ops/along_axis.cpp)
+  for (int i = 0; i < kNumOps; ++i)
+    if (kOps[i].family == OpFamily::along_axis)
+      t[i] = kernel_entry(static_cast<OpId>(i), {.along_axis = cpu::along_axis_kernel_of(static_cast<OpId>(i))});
   // blas1 (cpu/blas1.hpp; the front end in src/ops/blas1.cpp)
   t[static_cast<int>(OpId::vdot)] = kernel_entry(OpId::vdot, {.vdot = &cpu::vdot_kernel});
   t[static_cast<int>(OpId::norm_squared)] = kernel_entry(OpId::norm_squared, {.reduce = &cpu::norm_squared_kernel});
