@@ -6,6 +6,7 @@
 #include "cpu/convert.hpp"
 #include "cpu/elementwise_kernels.hpp"
 #include "cpu/reduce.hpp"
+#include "cpu/structural_common.hpp"
 #include "ops/kernel_table.hpp"
 
 namespace tenferro::detail {
@@ -35,10 +36,15 @@ constexpr KernelTable make_cpu_table() {
   t[static_cast<int>(OpId::vdot)] = kernel_entry(OpId::vdot, {.vdot = &cpu::vdot_kernel});
   t[static_cast<int>(OpId::norm_squared)] = kernel_entry(OpId::norm_squared, {.reduce = &cpu::norm_squared_kernel});
   t[static_cast<int>(OpId::axpby)] = kernel_entry(OpId::axpby, {.axpby = &cpu::axpby_kernel});
-  // structural
+  // structural: the re-indexing ops are a view plus the conversion kernel, iota has its
+  // own (the front ends in src/ops/structural.cpp); the fill and join ops record
+  // capability only
   for (OpId op : {
-    OpId::transpose, OpId::broadcast_in_dim, OpId::extract_diagonal, OpId::embed_diagonal,
-    OpId::tril, OpId::triu, OpId::concatenate, OpId::stack, OpId::reverse, OpId::pad, OpId::iota
+    OpId::transpose, OpId::broadcast_in_dim, OpId::extract_diagonal, OpId::reverse
+  }) t[static_cast<int>(op)] = kernel_entry(op, {.convert = &cpu::convert_kernel});
+  t[static_cast<int>(OpId::iota)] = kernel_entry(OpId::iota, {.iota = &cpu::iota_kernel});
+  for (OpId op : {
+    OpId::embed_diagonal, OpId::tril, OpId::triu, OpId::concatenate, OpId::stack, OpId::pad
   }) t[static_cast<int>(op)] = kernel_entry(op);
   // indexing
   for (OpId op : {

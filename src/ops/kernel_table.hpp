@@ -12,8 +12,8 @@
 // src/ops carries the kernel itself (KernelFn, one member per kernel signature), and
 // that front end dispatches through kernel_for(session, op, dtype): so far the
 // reductions (src/ops/reduce.cpp), the elementwise and analytic ops (elementwise.cpp),
-// the conversions (conversion.cpp), the ops along one axis (along_axis.cpp) and BLAS-1
-// (blas1.cpp); the other families' entries
+// the conversions (conversion.cpp), the ops along one axis (along_axis.cpp), BLAS-1
+// (blas1.cpp) and the re-indexing structural ops (structural.cpp); the other entries
 // record capability only, and their CPU code is still called directly. A backend's
 // table is built at compile time from its per-family kernel lookups (e.g.
 // cpu::reduce_kernel, cpu::elementwise_kernel), which fail to compile for a row of the
@@ -47,6 +47,10 @@ using ConvertKernel = void (*)(Session& s, const Tensor& x, const Tensor& out);
 /// A kernel along one axis (src/ops/along_axis.cpp: cumsum cumprod softmax
 /// log_softmax): out = op(x) along `axis` in [0, rank); out has x's shape and dtype.
 using AxisKernel = void (*)(const Session& s, const Tensor& x, const Tensor& out, int axis);
+
+/// iota's kernel (src/ops/structural.cpp): out[idx] = idx[d] (out validated, d in
+/// [0, rank), the extent along d fits out's dtype).
+using IotaKernel = void (*)(Session& s, const Tensor& out, int d);
 
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
@@ -83,6 +87,7 @@ union KernelFn {
   ReduceKernel reduce;
   ConvertKernel convert;
   AxisKernel along_axis;
+  IotaKernel iota;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;
