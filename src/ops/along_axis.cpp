@@ -35,8 +35,7 @@ template <OpId op> void along_axis(Session& s, const Tensor& x, std::int64_t axi
   s.check(name);
   detail::require_tensor_on(x, s.device(), name, "x");
   std::int64_t buf[kMaxRank];
-  for (int i = 0; i < x.rank(); ++i) buf[i] = x.extent(i);
-  const std::span<const std::int64_t> shape(buf, static_cast<std::size_t>(x.rank()));
+  const std::span<const std::int64_t> shape = detail::extents_of(x, buf);
   const int a = detail::infer_along_axis(op, shape, x.dtype(), AxisAttrs{.axis = axis});
   const detail::AxisKernel k = detail::kernel_for(s, op, x.dtype()).fn.along_axis;
   if (out) {

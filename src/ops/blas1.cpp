@@ -74,12 +74,6 @@ void infer_axpby(const Scalar& alpha, std::span<const std::int64_t> x, DType xd,
 // ---------------------------------------------------------------- front ends
 namespace {
 
-/// x's extents as a span over `buf`.
-std::span<const std::int64_t> extents(const Tensor& x, std::int64_t* buf) {
-  for (int i = 0; i < x.rank(); ++i) buf[i] = x.extent(i);
-  return {buf, static_cast<std::size_t>(x.rank())};
-}
-
 /// The rank-0 output of vdot or norm_squared, both forms: `out` validated (dtype d,
 /// writable, disjoint from the inputs), or a fresh result.
 const Tensor& scalar_output(Session& s, std::string_view op, DType d, const Tensor* out, Tensor& result, const Tensor& a, const Tensor* b) {
@@ -99,7 +93,7 @@ Tensor vdot_impl(Session& s, const Tensor& a, const Tensor& b, const Tensor* out
   detail::require_tensor_on(a, s.device(), op, "a");
   detail::require_tensor_on(b, s.device(), op, "b");
   std::int64_t ba[kMaxRank], bb[kMaxRank];
-  const DType d = detail::infer_vdot(extents(a, ba), a.dtype(), extents(b, bb), b.dtype());
+  const DType d = detail::infer_vdot(detail::extents_of(a, ba), a.dtype(), detail::extents_of(b, bb), b.dtype());
   const detail::VdotKernel k = detail::kernel_for(s, OpId::vdot, d).fn.vdot;
   Tensor result;
   k(s, a, b, scalar_output(s, op, d, out, result, a, &b));
@@ -134,8 +128,8 @@ void axpby(Session& s, Scalar alpha, const Tensor& x, Scalar beta, const Tensor&
   detail::require_tensor_on(x, s.device(), op, "x");
   detail::require_tensor_on(y, s.device(), op, "y");
   std::int64_t bx[kMaxRank], ext[kMaxRank], str[kMaxRank];
-  const std::span<const std::int64_t> ys = extents(y, ext);
-  detail::infer_axpby(alpha, extents(x, bx), x.dtype(), beta, ys, y.dtype());
+  const std::span<const std::int64_t> ys = detail::extents_of(y, ext);
+  detail::infer_axpby(alpha, detail::extents_of(x, bx), x.dtype(), beta, ys, y.dtype());
   const detail::AxpbyKernel k = detail::kernel_for(s, OpId::axpby, y.dtype()).fn.axpby;
   if (y.read_only()) throw ArgumentError(op, "y is a read-only (broadcast) view");
   for (int i = 0; i < y.rank(); ++i) str[i] = y.stride(i);

@@ -47,12 +47,6 @@ void infer_copy_into(std::span<const std::int64_t> src, DType src_dtype, std::sp
 // ---------------------------------------------------------------- front ends
 namespace {
 
-/// x's extents as a span over `buf`.
-std::span<const std::int64_t> extents(const Tensor& x, std::int64_t* buf) {
-  for (int i = 0; i < x.rank(); ++i) buf[i] = x.extent(i);
-  return {buf, static_cast<std::size_t>(x.rank())};
-}
-
 /// The session's conversion kernel for `op` on x's dtype.
 detail::ConvertKernel kernel(Session& s, OpId op, const Tensor& x) { return detail::kernel_for(s, op, x.dtype()).fn.convert; }
 
@@ -77,7 +71,7 @@ template <OpId op> void convert_to(Session& s, const Tensor& x, DType to, const 
   s.check(name);
   detail::require_tensor_on(x, s.device(), name, "input");
   std::int64_t buf[kMaxRank];
-  const detail::ConversionSignature g = detail::infer_conversion(op, extents(x, buf), x.dtype(), ConvertAttrs{.dtype = to});
+  const detail::ConversionSignature g = detail::infer_conversion(op, detail::extents_of(x, buf), x.dtype(), ConvertAttrs{.dtype = to});
   const detail::ConvertKernel k = kernel(s, op, x);
   if (out) {
     detail::require_output(*out, name, g.dtype, g.shape.span(), s.device());
@@ -116,8 +110,8 @@ void copy_into(Session& s, const Tensor& src, const Tensor& dst) {
   detail::require_tensor_on(src, s.device(), op, "src");
   detail::require_tensor_on(dst, s.device(), op, "dst");
   std::int64_t bs[kMaxRank], bd[kMaxRank];
-  const std::span<const std::int64_t> dst_shape = extents(dst, bd);
-  detail::infer_copy_into(extents(src, bs), src.dtype(), dst_shape, dst.dtype());
+  const std::span<const std::int64_t> dst_shape = detail::extents_of(dst, bd);
+  detail::infer_copy_into(detail::extents_of(src, bs), src.dtype(), dst_shape, dst.dtype());
   const detail::ConvertKernel k = kernel(s, OpId::copy, src);
   detail::require_output(dst, op, dst.dtype(), dst_shape, s.device());
   detail::check_overlap(dst, src, op, /*same_ok=*/true);
@@ -141,7 +135,7 @@ void to_contiguous_into(Session& s, const Tensor& x, const Tensor& out) {
   detail::require_tensor_on(x, s.device(), op, "input");
   std::int64_t buf[kMaxRank];
   const detail::ConvertKernel k = kernel(s, OpId::copy, x);
-  detail::require_output(out, op, x.dtype(), extents(x, buf), s.device());
+  detail::require_output(out, op, x.dtype(), detail::extents_of(x, buf), s.device());
   detail::check_overlap(out, x, op, /*same_ok=*/false);
   k(s, x, out);
 }
@@ -150,7 +144,7 @@ Tensor reshape(Session& s, const Tensor& x, std::span<const std::int64_t> shape)
   s.check("reshape");
   detail::require_tensor_on(x, s.device(), "reshape", "input");
   std::int64_t buf[kMaxRank];
-  const std::span<const std::int64_t> xs = extents(x, buf);
+  const std::span<const std::int64_t> xs = detail::extents_of(x, buf);
   const Dims target = detail::infer_reshape_op(xs, x.dtype(), ReshapeAttrs{.shape = Dims(shape)}).shape;
   Dims strides;
   if (detail::reshape_strides(xs, x.strides(), target, strides) && !x.read_only()) return x.reshape_view(target);
@@ -165,7 +159,7 @@ void reshape_into(Session& s, const Tensor& x, std::span<const std::int64_t> sha
   s.check(op);
   detail::require_tensor_on(x, s.device(), op, "input");
   std::int64_t buf[kMaxRank];
-  const std::span<const std::int64_t> xs = extents(x, buf);
+  const std::span<const std::int64_t> xs = detail::extents_of(x, buf);
   const Dims target = detail::infer_reshape_op(xs, x.dtype(), ReshapeAttrs{.shape = Dims(shape)}).shape;
   const detail::ConvertKernel k = kernel(s, OpId::reshape, x);
   detail::require_output(out, op, x.dtype(), target, s.device());

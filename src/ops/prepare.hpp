@@ -68,6 +68,13 @@ TENFERRO_ALWAYS_INLINE bool fast_output_ok(const Tensor& out, const Tensor& x, c
   return !(y && out.shares_storage(*y) && out.data() != y->data());
 }
 
+/// x's extents as a span over `buf` (kMaxRank entries): a shape for inference without
+/// building a Shape.
+inline std::span<const std::int64_t> extents_of(const Tensor& x, std::int64_t* buf) noexcept {
+  for (int i = 0; i < x.rank(); ++i) buf[i] = x.extent(i);
+  return {buf, static_cast<std::size_t>(x.rank())};
+}
+
 /// A compact tensor shaped like `x` with dtype `d` (x is compact: its extents are valid).
 Tensor new_like(const Tensor& x, DType d);
 
