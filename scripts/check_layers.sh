@@ -50,7 +50,6 @@ fi
 front_ends_outside_ops="src/einsum/einsum.cpp
 src/cpu/dot.cpp
 src/cpu/gather_scatter.cpp src/cpu/indexing.cpp
-src/cpu/structural_fill.cpp src/cpu/structural_join.cpp
 src/linalg/eigen.cpp src/linalg/lstsq.cpp src/linalg/lu.cpp src/linalg/matrix_exp.cpp
 src/linalg/norms.cpp src/linalg/pivots.cpp src/linalg/qr.cpp src/linalg/qr_update.cpp
 src/linalg/solve.cpp src/linalg/svd.cpp"

@@ -6,7 +6,7 @@
 #include "cpu/convert.hpp"
 #include "cpu/elementwise_kernels.hpp"
 #include "cpu/reduce.hpp"
-#include "cpu/structural_common.hpp"
+#include "cpu/structural.hpp"
 #include "ops/kernel_table.hpp"
 
 namespace tenferro::detail {
@@ -36,16 +36,17 @@ constexpr KernelTable make_cpu_table() {
   t[static_cast<int>(OpId::vdot)] = kernel_entry(OpId::vdot, {.vdot = &cpu::vdot_kernel});
   t[static_cast<int>(OpId::norm_squared)] = kernel_entry(OpId::norm_squared, {.reduce = &cpu::norm_squared_kernel});
   t[static_cast<int>(OpId::axpby)] = kernel_entry(OpId::axpby, {.axpby = &cpu::axpby_kernel});
-  // structural: the re-indexing ops are a view plus the conversion kernel, iota has its
-  // own (the front ends in src/ops/structural.cpp); the fill and join ops record
-  // capability only
+  // structural (cpu/structural.hpp; the front ends in src/ops/structural*.cpp): the
+  // re-indexing and joining ops are views plus the conversion kernel
   for (OpId op : {
-    OpId::transpose, OpId::broadcast_in_dim, OpId::extract_diagonal, OpId::reverse
+    OpId::transpose, OpId::broadcast_in_dim, OpId::extract_diagonal, OpId::reverse, OpId::concatenate, OpId::stack
   }) t[static_cast<int>(op)] = kernel_entry(op, {.convert = &cpu::convert_kernel});
   t[static_cast<int>(OpId::iota)] = kernel_entry(OpId::iota, {.iota = &cpu::iota_kernel});
+  t[static_cast<int>(OpId::tril)] = kernel_entry(OpId::tril, {.triangle = &cpu::tril_kernel});
+  t[static_cast<int>(OpId::triu)] = kernel_entry(OpId::triu, {.triangle = &cpu::triu_kernel});
   for (OpId op : {
-    OpId::embed_diagonal, OpId::tril, OpId::triu, OpId::concatenate, OpId::stack, OpId::pad
-  }) t[static_cast<int>(op)] = kernel_entry(op);
+    OpId::embed_diagonal, OpId::pad
+  }) t[static_cast<int>(op)] = kernel_entry(op, {.place = &cpu::place_kernel});
   // indexing
   for (OpId op : {
     OpId::slice, OpId::dynamic_slice, OpId::dynamic_update_slice, OpId::gather, OpId::scatter,

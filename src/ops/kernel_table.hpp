@@ -13,7 +13,8 @@
 // that front end dispatches through kernel_for(session, op, dtype): so far the
 // reductions (src/ops/reduce.cpp), the elementwise and analytic ops (elementwise.cpp),
 // the conversions (conversion.cpp), the ops along one axis (along_axis.cpp), BLAS-1
-// (blas1.cpp) and the re-indexing structural ops (structural.cpp); the other entries
+// (blas1.cpp) and the structural ops (structural.cpp, structural_fill.cpp,
+// structural_join.cpp); the other entries
 // record capability only, and their CPU code is still called directly. A backend's
 // table is built at compile time from its per-family kernel lookups (e.g.
 // cpu::reduce_kernel, cpu::elementwise_kernel), which fail to compile for a row of the
@@ -52,6 +53,18 @@ using AxisKernel = void (*)(const Session& s, const Tensor& x, const Tensor& out
 /// [0, rank), the extent along d fits out's dtype).
 using IotaKernel = void (*)(Session& s, const Tensor& out, int d);
 
+/// tril's or triu's kernel (src/ops/structural_fill.cpp): out = x with every element
+/// outside the kept triangle of each matrix (axes 0 and 1) zero, offset as the op's.
+/// out is validated (x's shape and dtype) and either disjoint from x or exactly x (then
+/// only the zeroed elements are written).
+using TriangleKernel = void (*)(Session& s, const Tensor& x, const Tensor& out, std::int64_t offset);
+
+/// The kernel of the ops that place x inside a filled result (src/ops/structural_fill.cpp:
+/// embed_diagonal, pad): every element of out set to the value whose bytes are `fill`
+/// (out's dtype; nullptr: no fill, x covers out), then x copied into `dst`, a view of
+/// out's memory with x's shape and dtype. out is validated and disjoint from x.
+using PlaceKernel = void (*)(Session& s, const Tensor& out, const unsigned char* fill, const Tensor& x, const Tensor& dst);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -88,6 +101,8 @@ union KernelFn {
   ConvertKernel convert;
   AxisKernel along_axis;
   IotaKernel iota;
+  TriangleKernel triangle;
+  PlaceKernel place;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;

@@ -2,8 +2,7 @@
 // extract_diagonal, reverse, each a view plus one copy, and iota; Note [Structural ops
 // as views plus one copy]): the views and checks (pure), then the front ends, which
 // dispatch the copy (ConvertKernel) or iota's kernel through the session's table. The
-// fill-writing ops (embed_diagonal, tril, triu, pad) and the joining ops (concatenate,
-// stack) are still in src/cpu/structural_fill.cpp and structural_join.cpp.
+// fill-writing ops are in structural_fill.cpp, the joining ops in structural_join.cpp.
 #include "ops/structural.hpp"
 
 #include <cstring>
@@ -106,12 +105,6 @@ int iota_dimension(std::span<const std::int64_t> shape, DType dtype, std::int64_
 namespace {
 
 using namespace detail;  // the views above and the output helpers
-
-/// s.check(op), then x defined and on the session's device.
-void check_input(Session& s, const Tensor& x, std::string_view op) {
-  s.check(op);
-  require_tensor_on(x, s.device(), op, "input");
-}
 
 /// Views need no session and no device: only a defined tensor (the metadata is all they touch).
 void check_view_input(const Tensor& x, std::string_view op) {
