@@ -76,7 +76,11 @@ std::int64_t first_inexact_cpu(Session&, const Tensor& t, DType to) {
   });
 }
 
-constexpr DataChecks kCpuChecks{&first_nonfinite_cpu, &first_zero_cpu, &first_negative_cpu, &first_inexact_cpu};
+std::int64_t first_out_of_range_cpu(Session&, const Tensor& t, std::int64_t n) {
+  return first_integer_where(t, [n](auto v) { return static_cast<std::int64_t>(v) < -n || static_cast<std::int64_t>(v) >= n; });
+}
+
+constexpr DataChecks kCpuChecks{&first_nonfinite_cpu, &first_zero_cpu, &first_negative_cpu, &first_inexact_cpu, &first_out_of_range_cpu};
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the indexing ops (indexing.cpp, gather_scatter.cpp): index tensor checks and
-// loads, and strided copies.
+// Shared by the CPU indexing code (indexing.cpp, gather_scatter.cpp): index tensor
+// checks and loads, and strided copies; and the indexing kernels of the CPU table.
 //
 // Note [Copies by element size]
 // Indexing ops move elements and never compute on them (scatter's combiners aside), so
@@ -14,6 +14,7 @@
 #include "cpu/op_common.hpp"
 #include "cpu/parallel.hpp"
 #include "cpu/strided_loop.hpp"
+#include "ops/kernel_table.hpp"
 #include "tenferro/indexing.hpp"
 
 namespace tenferro::detail {
@@ -66,3 +67,16 @@ void require_writable(const Tensor& t, std::string_view op, std::string_view wha
 bool same_layout(const Tensor& a, const Tensor& b) noexcept;
 
 }  // namespace tenferro::detail
+
+namespace tenferro::cpu {
+
+/// WindowKernel of dynamic_slice.
+void dynamic_slice_kernel(Session& s, const Tensor& x, const Tensor& starts, const Tensor& out);
+/// UpdateWindowKernel of dynamic_update_slice.
+void dynamic_update_slice_kernel(Session& s, const Tensor& x, const Tensor& update, const Tensor& starts, const Tensor& out);
+/// TakeKernel of take_along_axis: indices of x's rank broadcast against x off `axis`.
+void take_along_axis_kernel(Session& s, const Tensor& x, const Tensor& indices, const Tensor& out, int axis);
+/// TakeKernel of index_select: rank-1 indices pick whole slabs along `axis`.
+void index_select_kernel(Session& s, const Tensor& x, const Tensor& indices, const Tensor& out, int axis);
+
+}  // namespace tenferro::cpu

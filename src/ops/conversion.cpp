@@ -56,11 +56,7 @@ void require_exact(Session& s, const Tensor& x, DType to) {
   if (x.dtype() == to) return;
   const std::int64_t k = detail::data_checks(s, "convert").first_inexact(s, x, to);
   if (k < 0) return;
-  Dims idx(x.rank(), 0);
-  for (std::int64_t r = k, i = 0; i < x.rank(); ++i) {
-    idx[static_cast<int>(i)] = r % x.extent(static_cast<int>(i));
-    r /= x.extent(static_cast<int>(i));
-  }
+  const Dims idx = detail::position_index(x, k);
   throw ArgumentError("convert", "element " + idx.to_string() + " = " + x.at(idx.span()).to_string() + " does not convert exactly to " +
                                      std::string(dtype_name(to)) + " (use cast for a lossy conversion)");
 }

@@ -65,6 +65,17 @@ using TriangleKernel = void (*)(Session& s, const Tensor& x, const Tensor& out, 
 /// out's memory with x's shape and dtype. out is validated and disjoint from x.
 using PlaceKernel = void (*)(Session& s, const Tensor& out, const unsigned char* fill, const Tensor& x, const Tensor& dst);
 
+/// dynamic_slice's kernel (src/ops/indexing.cpp): out = the window of x of out's shape
+/// at `starts` (an i32/i64 vector, one entry per axis, read by the kernel), each start
+/// clamped to [0, extent - size]. out validated and disjoint from x and starts.
+using WindowKernel = void (*)(Session& s, const Tensor& x, const Tensor& starts, const Tensor& out);
+/// dynamic_update_slice's kernel: out = x (nothing copied when out is x) with the window
+/// of update's shape at the clamped starts replaced by update.
+using UpdateWindowKernel = void (*)(Session& s, const Tensor& x, const Tensor& update, const Tensor& starts, const Tensor& out);
+/// take_along_axis's and index_select's kernel: out = x at `indices` along `axis` (every
+/// index checked in [-n, n); a negative one counts from the end).
+using TakeKernel = void (*)(Session& s, const Tensor& x, const Tensor& indices, const Tensor& out, int axis);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -103,6 +114,9 @@ union KernelFn {
   IotaKernel iota;
   TriangleKernel triangle;
   PlaceKernel place;
+  WindowKernel window;
+  UpdateWindowKernel update_window;
+  TakeKernel take;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;
@@ -177,6 +191,9 @@ struct DataChecks {
   /// Position of the first element of t that does not convert exactly to dtype `to`
   /// (core/convert.hpp exact_value: 2.5 to i32, 1e40 to f32, 3+1j to f64), or -1.
   std::int64_t (*first_inexact)(Session& s, const Tensor& t, DType to);
+  /// Position of the first element of an i32/i64 index tensor outside [-n, n), or -1:
+  /// take_along_axis and index_select index an axis of extent n.
+  std::int64_t (*first_out_of_range)(Session& s, const Tensor& t, std::int64_t n);
 };
 
 /// The data checks of the session's device (UnsupportedError naming `op` when its

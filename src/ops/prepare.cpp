@@ -18,6 +18,15 @@ void require_tensor_on(const Tensor& t, DeviceKind device, std::string_view op, 
 
 std::string describe(const Tensor& t) { return t.shape().to_string() + " " + std::string(dtype_name(t.dtype())); }
 
+Dims position_index(const Tensor& t, std::int64_t k) {
+  Dims idx(t.rank(), 0);
+  for (int i = 0; i < t.rank(); ++i) {
+    idx[i] = k % t.extent(i);
+    k /= t.extent(i);
+  }
+  return idx;
+}
+
 void require_output(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape, DeviceKind device) {
   require_tensor_on(out, device, op, "out");
   if (out.dtype() != dtype)
@@ -72,8 +81,7 @@ void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexce
 
 Tensor new_like(const Tensor& x, DType d) {
   std::int64_t shape[kMaxRank];
-  for (int i = 0; i < x.rank(); ++i) shape[i] = x.extent(i);
-  return Tensor::empty(std::span<const std::int64_t>(shape, static_cast<std::size_t>(x.rank())), d);
+  return Tensor::empty(extents_of(x, shape), d);
 }
 
 Tensor new_output(std::span<const std::int64_t> shape, DType dtype, std::string_view op) { return Tensor::empty(shape, dtype); }

@@ -38,6 +38,10 @@ void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexce
 /// "[2, 3] f64" for messages.
 std::string describe(const Tensor& t);
 
+/// The multi-index of element `k` of t in column-major element order (the position a
+/// data check answers), for messages.
+Dims position_index(const Tensor& t, std::int64_t k);
+
 // Note [Elementwise fast path]
 // Tiny ops are dominated by validation and planning (~2000 instructions through the
 // general path). When every tensor is a compact column-major tensor on the session's
