@@ -19,9 +19,6 @@
 
 namespace tenferro::detail {
 
-/// require_cpu_tensor, then DTypeError unless `t` is i32 or i64.
-void require_index_tensor(const Tensor& t, std::string_view op, std::string_view what);
-
 /// The index stored at `p` (i32 or i64) as int64.
 inline std::int64_t load_index(const char* p, DType d) noexcept {
   if (d == DType::i32) {
@@ -60,9 +57,6 @@ void copy_strided(Session& s, int r, const std::int64_t* shape, char* dst, const
 /// identical layout is skipped).
 void copy_tensor(Session& s, const Tensor& dst, const Tensor& src);
 
-/// A writable operand for an in-place form: ArgumentError naming `what` when read-only.
-void require_writable(const Tensor& t, std::string_view op, std::string_view what);
-
 /// True when `a` and `b` are the same elements in the same layout.
 bool same_layout(const Tensor& a, const Tensor& b) noexcept;
 
@@ -78,5 +72,12 @@ void dynamic_update_slice_kernel(Session& s, const Tensor& x, const Tensor& upda
 void take_along_axis_kernel(Session& s, const Tensor& x, const Tensor& indices, const Tensor& out, int axis);
 /// TakeKernel of index_select: rank-1 indices pick whole slabs along `axis`.
 void index_select_kernel(Session& s, const Tensor& x, const Tensor& indices, const Tensor& out, int axis);
+/// GatherKernel (gather_scatter.cpp).
+void gather_kernel(Session& s, const detail::IndexMap& m, const Tensor& operand, const Tensor& indices, const Dims& slice_sizes,
+                   const Tensor& out);
+/// ScatterKernel (gather_scatter.cpp): one thread, so overlapping windows combine in a
+/// fixed order whatever the session's thread count.
+void scatter_kernel(Session& s, const detail::IndexMap& m, const Tensor& operand, const Tensor& indices, const Tensor& updates,
+                    ScatterCombiner combiner, const Tensor& out);
 
 }  // namespace tenferro::cpu

@@ -13,12 +13,6 @@ namespace detail {
 
 // ---------------------------------------------------------------- shared helpers
 
-void require_index_tensor(const Tensor& t, std::string_view op, std::string_view what) {
-  require_cpu_tensor(t, op, what);
-  if (!is_integer(t.dtype()))
-    throw DTypeError(op, std::string(what) + " must be i32 or i64, got " + std::string(dtype_name(t.dtype())));
-}
-
 Dims load_index_vector(const Tensor& t) {
   const std::int64_t n = t.extent(0);
   Dims v(static_cast<int>(n), 0);
@@ -79,9 +73,6 @@ void copy_tensor(Session& s, const Tensor& dst, const Tensor& src) {
                dtype_size(dst.dtype()));
 }
 
-void require_writable(const Tensor& t, std::string_view op, std::string_view what) {
-  if (t.read_only()) throw ArgumentError(op, std::string(what) + " is a read-only (broadcast) view and cannot be updated in place");
-}
 
 
 // ---------------------------------------------------------------- kernels

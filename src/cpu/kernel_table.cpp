@@ -48,17 +48,16 @@ constexpr KernelTable make_cpu_table() {
   for (OpId op : {
     OpId::embed_diagonal, OpId::pad
   }) t[static_cast<int>(op)] = kernel_entry(op, {.place = &cpu::place_kernel});
-  // indexing (cpu/index_common.hpp; the front ends in src/ops/indexing.cpp): slice is a
-  // view plus the conversion kernel; gather and scatter record capability only
+  // indexing (cpu/index_common.hpp; the front ends in src/ops/indexing.cpp and
+  // gather_scatter.cpp): slice is a view plus the conversion kernel
   t[static_cast<int>(OpId::slice)] = kernel_entry(OpId::slice, {.convert = &cpu::convert_kernel});
   t[static_cast<int>(OpId::dynamic_slice)] = kernel_entry(OpId::dynamic_slice, {.window = &cpu::dynamic_slice_kernel});
   t[static_cast<int>(OpId::dynamic_update_slice)] =
       kernel_entry(OpId::dynamic_update_slice, {.update_window = &cpu::dynamic_update_slice_kernel});
   t[static_cast<int>(OpId::take_along_axis)] = kernel_entry(OpId::take_along_axis, {.take = &cpu::take_along_axis_kernel});
   t[static_cast<int>(OpId::index_select)] = kernel_entry(OpId::index_select, {.take = &cpu::index_select_kernel});
-  for (OpId op : {
-    OpId::gather, OpId::scatter
-  }) t[static_cast<int>(op)] = kernel_entry(op);
+  t[static_cast<int>(OpId::gather)] = kernel_entry(OpId::gather, {.gather = &cpu::gather_kernel});
+  t[static_cast<int>(OpId::scatter)] = kernel_entry(OpId::scatter, {.scatter = &cpu::scatter_kernel});
   // contraction
   for (OpId op : {
     OpId::dot_general, OpId::grouped_gemm

@@ -26,12 +26,15 @@
 #include <string_view>
 
 #include "ops/catalog.hpp"
+#include "tenferro/indexing.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/scalar.hpp"
 #include "tenferro/session.hpp"
 #include "tenferro/tensor.hpp"
 
 namespace tenferro::detail {
+
+struct IndexMap;  // ops/indexing.hpp
 
 /// A reduction kernel (src/ops/reduce.cpp's front end): reduces `x` over the axes in
 /// `mask` into `out`. Receives validated arguments: x's dtype is in the op's set, out
@@ -76,6 +79,17 @@ using UpdateWindowKernel = void (*)(Session& s, const Tensor& x, const Tensor& u
 /// index checked in [-n, n); a negative one counts from the end).
 using TakeKernel = void (*)(Session& s, const Tensor& x, const Tensor& indices, const Tensor& out, int axis);
 
+/// gather's kernel (src/ops/gather_scatter.cpp): out[batch b, window w] =
+/// operand[clamp(start(b)) + batching(b) + w] over the validated map `m` (Note
+/// [Gather/scatter as batch × window]); out has the inferred shape and operand's dtype.
+using GatherKernel = void (*)(Session& s, const IndexMap& m, const Tensor& operand, const Tensor& indices, const Dims& slice_sizes,
+                              const Tensor& out);
+/// scatter's kernel: out = operand (nothing copied when out is operand), then every
+/// window of updates that fits combined into out in column-major order of its scatter
+/// position (out-of-bounds windows skipped); operand's dtype is one the combiner accepts.
+using ScatterKernel = void (*)(Session& s, const IndexMap& m, const Tensor& operand, const Tensor& indices, const Tensor& updates,
+                               ScatterCombiner combiner, const Tensor& out);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -117,6 +131,8 @@ union KernelFn {
   WindowKernel window;
   UpdateWindowKernel update_window;
   TakeKernel take;
+  GatherKernel gather;
+  ScatterKernel scatter;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;

@@ -1,6 +1,6 @@
 // The indexing family's inference alone (ops/indexing.hpp): slice's view, the
-// signatures of dynamic_slice, dynamic_update_slice, take_along_axis and index_select
-// from metadata (no session, no element read), and the data check first_out_of_range
+// signatures of dynamic_slice, dynamic_update_slice, take_along_axis and index_select,
+// and the gather/scatter maps, from metadata (no session, no element read), and the data check first_out_of_range
 // that range-checks the indices.
 #include <gtest/gtest.h>
 
@@ -61,6 +61,35 @@ TEST(IndexingInfer, TakesBroadcastOffTheAxis) {
   EXPECT_EQ(sel.axis, 2);
   expect_error<AxisError>([&] { index_select_infer(x, meta({7}, DType::i32), 3, "index_select"); }, "index_select");
   expect_error<DTypeError>([&] { index_select_infer(x, meta({7}, DType::b8), 0, "index_select"); }, "index_select");
+}
+
+TEST(IndexingInfer, GatherAndScatterMapsFromMetadata) {
+  // NumPy's x[idx, :]: operand [5, 3], indices [4, 1], one collapsed row per index.
+  GatherDims g;
+  g.offset_dims = {1};
+  g.collapsed_slice_dims = {0};
+  g.start_index_map = {0};
+  g.index_vector_dim = 1;
+  IndexMap m;
+  EXPECT_EQ(vec(Dims(gather_infer(g, Shape{5, 3}, Shape{4, 1}, Dims{1, 3}, m))), (V{4, 3}));
+  EXPECT_EQ(vec(m.batch_extent), (V{4}));
+  EXPECT_EQ(vec(m.window_operand_axis), (V{1}));
+  expect_error<ShapeError>([&] { gather_infer(g, Shape{5, 3}, Shape{4, 1}, Dims{2, 3}, m); }, "gather");  // > 1 on a collapsed axis
+  // The same map read backwards: updates [4, 3] into [5, 3].
+  ScatterDims sd;
+  sd.update_window_dims = {1};
+  sd.inserted_window_dims = {0};
+  sd.scatter_dims_to_operand_dims = {0};
+  sd.index_vector_dim = 1;
+  const Tensor operand = meta({5, 3}, DType::f64), indices = meta({4, 1}, DType::i32);
+  const IndexMap sm = scatter_infer(operand, indices, meta({4, 3}, DType::f64), sd, ScatterCombiner::add);
+  EXPECT_EQ(vec(sm.window_data_axis), (V{1}));
+  expect_error<DTypeError>([&] { scatter_infer(operand, indices, meta({4, 3}, DType::f32), sd, ScatterCombiner::add); }, "scatter");
+  expect_error<ShapeError>([&] { scatter_infer(operand, indices, meta({3, 3}, DType::f64), sd, ScatterCombiner::add); }, "scatter");
+  expect_error<DTypeError>([&] { scatter_infer(meta({5, 3}, DType::c128), indices, meta({4, 3}, DType::c128), sd, ScatterCombiner::max); },
+                           "scatter");  // max needs an ordered dtype
+  expect_error<DTypeError>([&] { scatter_infer(operand, meta({4, 1}, DType::f64), meta({4, 3}, DType::f64), sd, ScatterCombiner::add); },
+                           "scatter");
 }
 
 TEST(IndexingInfer, FirstOutOfRangeFindsTheFirstBadIndexInAnyLayout) {
