@@ -6,6 +6,7 @@
 #include "cpu/convert.hpp"
 #include "cpu/elementwise_kernels.hpp"
 #include "cpu/index_common.hpp"
+#include "cpu/provider_kernels.hpp"
 #include "cpu/reduce.hpp"
 #include "cpu/structural.hpp"
 #include "ops/kernel_table.hpp"
@@ -62,10 +63,10 @@ constexpr KernelTable make_cpu_table() {
   for (OpId op : {
     OpId::dot_general, OpId::grouped_gemm
   }) t[static_cast<int>(op)] = kernel_entry(op);
-  // fft
+  // fft: FFTW (cpu/provider_kernels.hpp; the front ends in src/ops/fft.cpp)
   for (OpId op : {
     OpId::fft, OpId::ifft, OpId::rfft, OpId::irfft
-  }) t[static_cast<int>(op)] = kernel_entry(op);
+  }) t[static_cast<int>(op)] = kernel_entry(op, {.fft = &cpu::fft_kernel});
   // linalg
   for (OpId op : {
     OpId::svd, OpId::qr, OpId::qr_pivoted, OpId::qr_append_columns, OpId::lu, OpId::lu_factor,

@@ -22,12 +22,10 @@
 #include <cstdint>
 
 #include "core/bounded_cache.hpp"
+#include "ops/fft.hpp"
 #include "tenferro/shape.hpp"
 
 namespace tenferro::detail {
-
-/// FFTW transform kind.
-enum class FftKind : std::uint8_t { c2c_forward, c2c_backward, r2c, c2r };
 
 /// One dimension in FFTW's guru64 layout (same members as fftw_iodim64: length, input
 /// stride, output stride; strides in elements of the input / output types).

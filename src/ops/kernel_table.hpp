@@ -34,7 +34,8 @@
 
 namespace tenferro::detail {
 
-struct IndexMap;  // ops/indexing.hpp
+struct IndexMap;    // ops/indexing.hpp
+struct FftRequest;  // ops/fft.hpp
 
 /// A reduction kernel (src/ops/reduce.cpp's front end): reduces `x` over the axes in
 /// `mask` into `out`. Receives validated arguments: x's dtype is in the op's set, out
@@ -90,6 +91,12 @@ using GatherKernel = void (*)(Session& s, const IndexMap& m, const Tensor& opera
 using ScatterKernel = void (*)(Session& s, const IndexMap& m, const Tensor& operand, const Tensor& indices, const Tensor& updates,
                                ScatterCombiner combiner, const Tensor& out);
 
+/// The FFT kernel of fft, ifft, rfft and irfft (src/ops/fft.cpp; the n-dimensional
+/// forms too): out = the transform `r` (resolved: kind, axes, lengths, norm) of x. out
+/// has r's shape and dtype, is writable and disjoint from x; `op` names the public
+/// function in messages.
+using FftKernel = void (*)(Session& s, std::string_view op, const Tensor& x, const FftRequest& r, const Tensor& out);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -133,6 +140,7 @@ union KernelFn {
   TakeKernel take;
   GatherKernel gather;
   ScatterKernel scatter;
+  FftKernel fft;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;
