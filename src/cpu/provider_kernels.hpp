@@ -1,6 +1,6 @@
 #pragma once
 // CPU kernels that a provider library implements in its family folder (FFTW in
-// src/fft), declared here so the CPU kernel table (src/cpu/kernel_table.cpp) lists them
+// src/fft, LAPACK in src/linalg), declared here so the CPU kernel table (src/cpu/kernel_table.cpp) lists them
 // without including a family header (Note [Kernel tables]).
 #include "core/internal_check.hpp"
 
@@ -10,5 +10,8 @@ namespace tenferro::cpu {
 
 /// FftKernel on FFTW3's guru64 interface (src/fft/fft.cpp).
 void fft_kernel(Session& s, std::string_view op, const Tensor& x, const detail::FftRequest& r, const Tensor& out);
+
+/// SvdKernel on LAPACK gesdd (src/linalg/svd.cpp).
+SvdResult svd_kernel(Session& s, const Tensor& a, SvdMode mode, std::string_view op);
 
 }  // namespace tenferro::cpu

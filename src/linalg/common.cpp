@@ -9,106 +9,11 @@ namespace tenferro::detail::linalg {
 
 MatrixShape check_matrix(const Tensor& a, std::string_view op, std::string_view what) {
   require_cpu_tensor(a, op, what);
-  if (a.rank() < 2)
-    throw RankError(op, std::string(what) + " must have rank >= 2 ([M, N, batch...]), got " + describe(a));
-  if (!is_inexact(a.dtype()))
-    throw DTypeError(op, std::string(what) + " must have a float or complex dtype, got " + describe(a));
-  MatrixShape r{a.extent(0), a.extent(1), 1};
-  for (int i = 2; i < a.rank(); ++i) r.batches *= a.extent(i);
-  // LAPACK takes 32-bit extents and leading dimensions.
-  if (r.m > INT32_MAX / 2 || r.n > INT32_MAX / 2 || r.m * r.n > INT32_MAX / 2)
-    throw ShapeError(op, std::string(what) + " is too large for LAPACK's 32-bit indices: " + describe(a));
-  return r;
-}
-
-void require_square(const Tensor& a, std::string_view op, std::string_view what) {
-  if (a.extent(0) != a.extent(1))
-    throw ShapeError(op, std::string(what) + " must be square in its first two axes, got " + describe(a));
-}
-
-void require_same_batch(const Tensor& a, const Tensor& b, std::string_view op) {
-  if (a.dtype() != b.dtype()) throw DTypeError(op, "operands must have the same dtype, got " + describe(a) + " and " + describe(b));
-  bool same = a.rank() == b.rank();
-  for (int i = 2; same && i < a.rank(); ++i) same = a.extent(i) == b.extent(i);
-  if (!same) throw ShapeError(op, "batch axes (axes 2...) must match, got " + describe(a) + " and " + describe(b));
-}
-
-void require_finite(Session& s, const Tensor& a, std::string_view op) {
-  const std::int64_t bad = data_checks(s, op).first_nonfinite(s, a);
-  if (bad < 0) return;
-  const std::int64_t m = a.extent(0), n = a.extent(1);
-  throw ArgumentError(op, "input must be finite, found a non-finite element at [" + std::to_string(bad % m) + ", " +
-                              std::to_string(bad / m % n) + "] of batch " + std::to_string(bad / (m * n)) + " of " + describe(a));
+  return matrix_infer(a, op, what);
 }
 
 void require_into(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape) {
   require_output(out, op, dtype, shape);
-}
-
-void check_into(std::string_view op, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> inputs) {
-  for (const IntoOut& o : outs) {
-    const std::string name(o.name);
-    if (!o.produced) {
-      if (o.out->defined())
-        throw ArgumentError(op, name + " must be an undefined Tensor: this mode does not compute it, got " + describe(*o.out));
-      continue;
-    }
-    if (!o.out->defined()) throw ArgumentError(op, name + " tensor is undefined");
-    require_cpu_tensor(*o.out, op, name);
-    const Tensor& t = *o.out;
-    if (t.dtype() != o.dtype)
-      throw DTypeError(op, name + " has dtype " + std::string(dtype_name(t.dtype())) + ", expected " + std::string(dtype_name(o.dtype)));
-    bool same = t.rank() == o.shape.size();
-    for (int i = 0; same && i < t.rank(); ++i) same = t.extent(i) == o.shape[i];
-    if (!same) throw ShapeError(op, name + " has shape " + t.shape().to_string() + ", expected " + o.shape.to_string());
-    if (t.read_only()) throw ArgumentError(op, name + " is a read-only (broadcast) view");
-    const Shape sh = t.shape();
-    const Dims st = t.strides();
-    if (!is_non_overlapping(sh, st))
-      throw ArgumentError(op, name + " has overlapping elements (shape " + sh.to_string() + ", strides " + st.to_string() + ")");
-  }
-  for (auto i = outs.begin(); i != outs.end(); ++i) {
-    if (!i->produced) continue;
-    for (auto j = outs.begin(); j != i; ++j)
-      if (j->produced && memory_overlaps(*i->out, *j->out))
-        throw ArgumentError(op, "outputs " + std::string(j->name) + " and " + std::string(i->name) + " overlap in memory");
-    for (const Tensor* in : inputs)
-      if (in && in->defined() && memory_overlaps(*i->out, *in))
-        throw ArgumentError(op, std::string(i->name) + " overlaps an input in memory (" + describe(*in) + ")");
-  }
-}
-
-void commit_into(Session& s, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> results) {
-  // outs and results are written side by side at every call site (same length).
-  auto r = results.begin();
-  for (const IntoOut& o : outs) {
-    if (o.produced) copy_into(s, **r, *o.out);
-    ++r;
-  }
-}
-
-Dims matrix_shape(std::int64_t r, std::int64_t c, const Tensor& a) {
-  Dims d;
-  d.resize(a.rank());
-  d[0] = r;
-  d[1] = c;
-  for (int i = 2; i < a.rank(); ++i) d[i] = a.extent(i);
-  return d;
-}
-
-Dims vector_shape(std::int64_t r, const Tensor& a) {
-  Dims d;
-  d.resize(a.rank() - 1);
-  d[0] = r;
-  for (int i = 2; i < a.rank(); ++i) d[i - 1] = a.extent(i);
-  return d;
-}
-
-Dims batch_shape(const Tensor& a) {
-  Dims d;
-  d.resize(a.rank() - 2);
-  for (int i = 2; i < a.rank(); ++i) d[i - 2] = a.extent(i);
-  return d;
 }
 
 std::int64_t batch_offset(const Tensor& a, std::int64_t b) noexcept {

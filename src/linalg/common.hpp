@@ -26,69 +26,15 @@
 #include "cpu/op_common.hpp"
 #include "cpu/parallel.hpp"
 #include "linalg/lapack.hpp"
+#include "ops/linalg.hpp"
 #include "tenferro/linalg.hpp"
 
 namespace tenferro::detail::linalg {
 
-/// Extents of a matrix operand [M, N, B...].
-struct MatrixShape {
-  std::int64_t m = 0, n = 0, batches = 1;
-};
-
-/// Validates a matrix operand (defined, CPU, rank >= 2, inexact dtype, extents within
-/// LAPACK's 32-bit range). `what` names it in messages.
+/// The CPU's matrix operand check: defined and on the CPU, then matrix_infer.
 MatrixShape check_matrix(const Tensor& a, std::string_view op, std::string_view what = "a");
-/// ShapeError unless the matrix is square.
-void require_square(const Tensor& a, std::string_view op, std::string_view what = "a");
-/// ShapeError unless a and b have the same batch axes (axes 2...); DTypeError unless
-/// their dtypes agree.
-void require_same_batch(const Tensor& a, const Tensor& b, std::string_view op);
-/// ArgumentError unless every element of `a` is finite (an input to an iterative
-/// decomposition, checked before LAPACK runs).
-void require_finite(Session& s, const Tensor& a, std::string_view op);
 /// Validates `out` for an `_into` form (dtype, shape, writable, not self-overlapping).
 void require_into(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape);
-
-// Note [Linalg into forms]
-// Every linalg function has an `_into` form that takes one output view per result (any
-// writable strided view: transposed, negative strides, every other element). The two
-// forms share one implementation: the `_into` form validates its inputs exactly as the
-// allocating form does, then check_into validates every output before anything runs
-// (defined, dtype, shape, writable, no two elements sharing memory, and disjoint from
-// the other outputs and from every input), then runs the allocating form's code, which
-// computes compact pooled results, and commit_into copies each into its view. So an
-// error at any point, a NumericalError from LAPACK included, leaves every output
-// untouched, and the allocating form pays nothing (its results are the ones computed,
-// no copy). Results a mode does not produce (svd's U and Vh in SvdMode::values, lstsq's
-// S with the qr driver) are passed as undefined tensors; a defined one is refused, so a
-// caller never believes an output was written when it was not. "Disjoint" compares the
-// byte ranges views reach in a shared block: two interleaved views (the real and
-// imaginary parts of one buffer) count as overlapping.
-
-/// One output of an `_into` form: the caller's view, its name in messages, and the
-/// dtype and shape of the result it receives (`produced` false: the mode makes no such
-/// result and `out` must be undefined).
-struct IntoOut {
-  const Tensor* out = nullptr;
-  std::string_view name;
-  DType dtype = DType::f64;
-  Dims shape;
-  bool produced = true;
-};
-/// Validates every output (Note [Linalg into forms]): ArgumentError for an undefined,
-/// non-CPU, read-only or self-overlapping output, for one that overlaps another output
-/// or an input, and for a defined output the mode does not produce; DTypeError for a
-/// wrong dtype; ShapeError for a wrong shape.
-void check_into(std::string_view op, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> inputs);
-/// Copies results[i] into outs[i].out for every produced output (after success).
-void commit_into(Session& s, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> results);
-
-/// [r, c, batch axes of a...].
-Dims matrix_shape(std::int64_t r, std::int64_t c, const Tensor& a);
-/// [r, batch axes of a...].
-Dims vector_shape(std::int64_t r, const Tensor& a);
-/// [batch axes of a...].
-Dims batch_shape(const Tensor& a);
 
 /// A new compact result (session pool).
 inline Tensor new_result(std::span<const std::int64_t> shape, DType d) { return Tensor::empty(shape, d); }

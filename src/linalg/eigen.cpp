@@ -154,7 +154,7 @@ void eigh_into(Session& s, const Tensor& a, const Tensor& W, const Tensor& V, Tr
   detail::linalg::check_triangle(tri, op);
   const std::int64_t n = a.extent(0);
   const IntoOut ow{&W, "W", real_dtype(a.dtype()), detail::linalg::vector_shape(n, a)}, ov{&V, "V", a.dtype(), a.shape()};
-  detail::linalg::check_into(op, {ow, ov}, {&a});
+  detail::linalg::check_into(s, op, {ow, ov}, {&a});
   const EighResult r = run_eigh(s, a, tri, true, op);
   detail::linalg::commit_into(s, {ow, ov}, {&r.W, &r.V});
 }
@@ -170,7 +170,7 @@ void eigvalsh_into(Session& s, const Tensor& a, const Tensor& W, Triangle tri) {
   detail::linalg::check_square_finite(s, a, op);
   detail::linalg::check_triangle(tri, op);
   const detail::linalg::IntoOut ow{&W, "W", real_dtype(a.dtype()), detail::linalg::vector_shape(a.extent(0), a)};
-  detail::linalg::check_into(op, {ow}, {&a});
+  detail::linalg::check_into(s, op, {ow}, {&a});
   const EighResult r = run_eigh(s, a, tri, false, op);
   detail::linalg::commit_into(s, {ow}, {&r.W});
 }
@@ -186,7 +186,7 @@ void eig_into(Session& s, const Tensor& a, const Tensor& W, const Tensor& V) {
   detail::linalg::check_square_finite(s, a, op);
   const DType c = complex_dtype(a.dtype());
   const IntoOut ow{&W, "W", c, detail::linalg::vector_shape(a.extent(0), a)}, ov{&V, "V", c, a.shape()};
-  detail::linalg::check_into(op, {ow, ov}, {&a});
+  detail::linalg::check_into(s, op, {ow, ov}, {&a});
   const EigResult r = run_eig(s, a, true, op);
   detail::linalg::commit_into(s, {ow, ov}, {&r.W, &r.V});
 }
@@ -200,7 +200,7 @@ void eigvals_into(Session& s, const Tensor& a, const Tensor& W) {
   constexpr std::string_view op = "eigvals";
   detail::linalg::check_square_finite(s, a, op);
   const detail::linalg::IntoOut ow{&W, "W", complex_dtype(a.dtype()), detail::linalg::vector_shape(a.extent(0), a)};
-  detail::linalg::check_into(op, {ow}, {&a});
+  detail::linalg::check_into(s, op, {ow}, {&a});
   const EigResult r = run_eig(s, a, false, op);
   detail::linalg::commit_into(s, {ow}, {&r.W});
 }

@@ -165,7 +165,7 @@ void lstsq_into(Session& s, const Tensor& a, const Tensor& b, const Tensor& X, c
   xs[0] = a.extent(1);
   const IntoOut ox{&X, "X", a.dtype(), xs}, ork{&rank, "rank", DType::i64, detail::linalg::batch_shape(a)},
       os{&S, "S", real_dtype(a.dtype()), detail::linalg::vector_shape(std::min(a.extent(0), a.extent(1)), a), driver == LstsqDriver::svd};
-  detail::linalg::check_into("lstsq", {ox, ork, os}, {&a, &b});
+  detail::linalg::check_into(s, "lstsq", {ox, ork, os}, {&a, &b});
   const LstsqResult r = run_lstsq(s, a, rhs, b, driver, rcond);
   detail::linalg::commit_into(s, {ox, ork, os}, {&r.X, &r.rank, &r.S});
 }
@@ -178,7 +178,7 @@ Tensor pinv(Session& s, const Tensor& a, double rtol) {
 void pinv_into(Session& s, const Tensor& a, const Tensor& out, double rtol) {
   check_pinv(s, a, rtol);
   const detail::linalg::IntoOut o{&out, "out", a.dtype(), detail::linalg::matrix_shape(a.extent(1), a.extent(0), a)};
-  detail::linalg::check_into("pinv", {o}, {&a});
+  detail::linalg::check_into(s, "pinv", {o}, {&a});
   const Tensor x = run_pinv(s, a, rtol);
   detail::linalg::commit_into(s, {o}, {&x});
 }

@@ -307,7 +307,7 @@ void lu_into(Session& s, const Tensor& a, const Tensor& P, const Tensor& L, cons
   const std::int64_t m = a.extent(0), n = a.extent(1), k = std::min(m, n);
   const IntoOut op{&P, "P", a.dtype(), matrix_shape(m, m, a)}, ol{&L, "L", a.dtype(), matrix_shape(m, k, a)},
       ou{&U, "U", a.dtype(), matrix_shape(k, n, a)};
-  detail::linalg::check_into("lu", {op, ol, ou}, {&a});
+  detail::linalg::check_into(s, "lu", {op, ol, ou}, {&a});
   const LuResult r = run_lu(s, a);
   detail::linalg::commit_into(s, {op, ol, ou}, {&r.P, &r.L, &r.U});
 }
@@ -322,7 +322,7 @@ void lu_factor_into(Session& s, const Tensor& a, const Tensor& LU, const Tensor&
   check_lu(s, a, "lu_factor");
   const IntoOut olu{&LU, "LU", a.dtype(), a.shape()};
   const IntoOut op{&pivots, "pivots", DType::i64, detail::linalg::vector_shape(std::min(a.extent(0), a.extent(1)), a)};
-  detail::linalg::check_into("lu_factor", {olu, op}, {&a});
+  detail::linalg::check_into(s, "lu_factor", {olu, op}, {&a});
   const LuFactorResult r = run_lu_factor(s, a);
   detail::linalg::commit_into(s, {olu, op}, {&r.LU, &r.pivots});
 }
@@ -335,7 +335,7 @@ Tensor lu_solve(Session& s, const LuFactorResult& f, const Tensor& b) {
 void lu_solve_into(Session& s, const LuFactorResult& f, const Tensor& b, const Tensor& out) {
   const auto rhs = check_lu_solve(s, f, b);
   const detail::linalg::IntoOut o{&out, "out", b.dtype(), b.shape()};
-  detail::linalg::check_into("lu_solve", {o}, {&f.LU, &f.pivots, &b});
+  detail::linalg::check_into(s, "lu_solve", {o}, {&f.LU, &f.pivots, &b});
   const Tensor x = run_lu_solve(s, f, rhs, b);
   detail::linalg::commit_into(s, {o}, {&x});
 }
@@ -350,7 +350,7 @@ void lu_full_pivot_into(Session& s, const Tensor& a, const Tensor& P, const Tens
   check_square_matrix(s, a, "lu_full_pivot");
   const Dims sh = a.shape();
   const IntoOut op{&P, "P", a.dtype(), sh}, ol{&L, "L", a.dtype(), sh}, ou{&U, "U", a.dtype(), sh}, oq{&Q, "Q", a.dtype(), sh};
-  detail::linalg::check_into("lu_full_pivot", {op, ol, ou, oq}, {&a});
+  detail::linalg::check_into(s, "lu_full_pivot", {op, ol, ou, oq}, {&a});
   const FullPivLuResult r = run_lu_full(s, a);
   detail::linalg::commit_into(s, {op, ol, ou, oq}, {&r.P, &r.L, &r.U, &r.Q});
 }
@@ -365,7 +365,7 @@ Tensor det(Session& s, const Tensor& a) {
 void det_into(Session& s, const Tensor& a, const Tensor& out) {
   check_square_matrix(s, a, "det");
   const detail::linalg::IntoOut o{&out, "out", a.dtype(), detail::linalg::batch_shape(a)};
-  detail::linalg::check_into("det", {o}, {&a});
+  detail::linalg::check_into(s, "det", {o}, {&a});
   Tensor d;
   run_det(s, a, &d, nullptr, nullptr, "det");
   detail::linalg::commit_into(s, {o}, {&d});
@@ -383,7 +383,7 @@ void slogdet_into(Session& s, const Tensor& a, const Tensor& sign, const Tensor&
   check_square_matrix(s, a, "slogdet");
   const Dims bs = detail::linalg::batch_shape(a);
   const IntoOut os{&sign, "sign", a.dtype(), bs}, ol{&logabsdet, "logabsdet", real_dtype(a.dtype()), bs};
-  detail::linalg::check_into("slogdet", {os, ol}, {&a});
+  detail::linalg::check_into(s, "slogdet", {os, ol}, {&a});
   SlogdetResult r;
   run_det(s, a, nullptr, &r.sign, &r.logabsdet, "slogdet");
   detail::linalg::commit_into(s, {os, ol}, {&r.sign, &r.logabsdet});

@@ -165,7 +165,7 @@ Tensor matrix_exp(Session& s, const Tensor& a) {
 void matrix_exp_into(Session& s, const Tensor& a, const Tensor& out) {
   check_expm(s, a);
   const detail::linalg::IntoOut o{&out, "out", a.dtype(), a.shape()};
-  detail::linalg::check_into("matrix_exp", {o}, {&a});
+  detail::linalg::check_into(s, "matrix_exp", {o}, {&a});
   const Tensor e = run_expm(s, a);
   detail::linalg::commit_into(s, {o}, {&e});
 }

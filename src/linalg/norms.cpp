@@ -190,7 +190,7 @@ Tensor matrix_norm(Session& s, const Tensor& a, MatrixNorm kind) {
 void matrix_norm_into(Session& s, const Tensor& a, const Tensor& out, MatrixNorm kind) {
   check_matrix_norm(s, a, kind);
   const detail::linalg::IntoOut o{&out, "out", real_dtype(a.dtype()), detail::linalg::batch_shape(a)};
-  detail::linalg::check_into("matrix_norm", {o}, {&a});
+  detail::linalg::check_into(s, "matrix_norm", {o}, {&a});
   const Tensor r = run_matrix_norm(s, a, kind);
   detail::linalg::commit_into(s, {o}, {&r});
 }
@@ -206,7 +206,7 @@ void vector_norm_into(Session& s, const Tensor& x, const Tensor& out, double p) 
   shape.resize(x.rank() - 1);
   for (int i = 1; i < x.rank(); ++i) shape[i - 1] = x.extent(i);
   const detail::linalg::IntoOut o{&out, "out", real_dtype(x.dtype()), shape};
-  detail::linalg::check_into("vector_norm", {o}, {&x});
+  detail::linalg::check_into(s, "vector_norm", {o}, {&x});
   const Tensor r = run_vector_norm(s, x, p);
   detail::linalg::commit_into(s, {o}, {&r});
 }

@@ -59,7 +59,7 @@ void lu_pivots_to_permutation_into(Session& s, const Tensor& pivots, std::int64_
   constexpr std::string_view op = "lu_pivots_to_permutation";
   check_pivots(s, pivots, m, op);
   const detail::linalg::IntoOut o{&out, "out", DType::i64, perm_shape(pivots, m)};
-  detail::linalg::check_into(op, {o}, {&pivots});
+  detail::linalg::check_into(s, op, {o}, {&pivots});
   const Tensor r = run_pivots(s, pivots, m, op);
   detail::linalg::commit_into(s, {o}, {&r});
 }

@@ -170,7 +170,7 @@ void qr_into(Session& s, const Tensor& a, const Tensor& Q, const Tensor& R, QrMo
   const std::int64_t m = a.extent(0), n = a.extent(1), qcols = mode == QrMode::reduced ? std::min(m, n) : m;
   const IntoOut oq{&Q, "Q", a.dtype(), detail::linalg::matrix_shape(m, qcols, a)};
   const IntoOut orr{&R, "R", a.dtype(), detail::linalg::matrix_shape(qcols, n, a)};
-  detail::linalg::check_into("qr", {oq, orr}, {&a});
+  detail::linalg::check_into(s, "qr", {oq, orr}, {&a});
   const QrResult r = run_qr(s, a, mode, positive_diagonal);
   detail::linalg::commit_into(s, {oq, orr}, {&r.Q, &r.R});
 }
@@ -188,7 +188,7 @@ void qr_pivoted_into(Session& s, const Tensor& a, const Tensor& Q, const Tensor&
   const IntoOut orr{&R, "R", a.dtype(), detail::linalg::matrix_shape(k, n, a)};
   const IntoOut op{&perm, "perm", DType::i64, detail::linalg::vector_shape(n, a)};
   const IntoOut ok{&rank, "rank", DType::i64, detail::linalg::batch_shape(a)};
-  detail::linalg::check_into("qr_pivoted", {oq, orr, op, ok}, {&a});
+  detail::linalg::check_into(s, "qr_pivoted", {oq, orr, op, ok}, {&a});
   const PivotedQrResult r = run_qr_pivoted(s, a, rtol);
   detail::linalg::commit_into(s, {oq, orr, op, ok}, {&r.Q, &r.R, &r.perm, &r.rank});
 }

@@ -128,7 +128,7 @@ void qr_append_columns_into(Session& s, const Tensor& Q, const Tensor& R, const 
   const std::int64_t m = Q.extent(0), k = Q.extent(1), n = R.extent(1), p = C.extent(1), kk = k + std::min(m - k, p);
   const IntoOut oq{&Q_out, "Q_out", Q.dtype(), Dims{m, kk}};
   const IntoOut orr{&R_out, "R_out", Q.dtype(), Dims{kk, n + p}};
-  detail::linalg::check_into("qr_append_columns", {oq, orr}, {&Q, &R, &C});
+  detail::linalg::check_into(s, "qr_append_columns", {oq, orr}, {&Q, &R, &C});
   const QrResult r = run_append(s, Q, R, C);
   detail::linalg::commit_into(s, {oq, orr}, {&r.Q, &r.R});
 }

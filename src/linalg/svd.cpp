@@ -1,7 +1,10 @@
-// Singular value decomposition (LAPACK gesdd), pseudo-inverse and the SVD-based norms.
+// The CPU's singular value decomposition kernel (LAPACK gesdd; cpu::svd_kernel, the
+// SvdKernel of the front ends in src/ops/linalg_svd.cpp), shared by pinv and the
+// SVD-based norms.
 #include <algorithm>
 #include <limits>
 
+#include "cpu/provider_kernels.hpp"
 #include "linalg/common.hpp"
 
 namespace tenferro {
@@ -80,63 +83,13 @@ template SvdResult svd_typed<c128>(Session&, const Tensor&, SvdMode, std::string
 
 }  // namespace detail::linalg
 
-namespace {
+namespace cpu {
 
-void check_svd(Session& s, const Tensor& a, SvdMode mode, std::string_view op) {
-  s.check(op);
-  detail::linalg::check_matrix(a, op);
-  detail::require_enum(mode, SvdMode::values, op, "SvdMode");
-  detail::linalg::require_finite(s, a, op);
-}
-
-SvdResult run_svd(Session& s, const Tensor& a, SvdMode mode, std::string_view op) {
+SvdResult svd_kernel(Session& s, const Tensor& a, SvdMode mode, std::string_view op) {
   return visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
     return detail::linalg::svd_typed<typename decltype(tag)::type>(s, a, mode, op);
   });
 }
 
-// The three outputs of svd_into (Note [Linalg into forms]).
-struct SvdOuts {
-  detail::linalg::IntoOut U, S, Vh;
-};
-SvdOuts svd_outs(const Tensor& a, SvdMode mode, const Tensor& U, const Tensor& S, const Tensor& Vh) {
-  using namespace detail::linalg;
-  const std::int64_t m = a.extent(0), n = a.extent(1), k = std::min(m, n);
-  const bool vectors = mode != SvdMode::values;
-  const std::int64_t ucols = mode == SvdMode::thin ? k : m, vrows = mode == SvdMode::thin ? k : n;
-  return {{&U, "U", a.dtype(), matrix_shape(m, ucols, a), vectors},
-          {&S, "S", real_dtype(a.dtype()), vector_shape(k, a)},
-          {&Vh, "Vh", a.dtype(), matrix_shape(vrows, n, a), vectors}};
-}
-
-}  // namespace
-
-SvdResult svd(Session& s, const Tensor& a, SvdMode mode) {
-  check_svd(s, a, mode, "svd");
-  return run_svd(s, a, mode, "svd");
-}
-
-void svd_into(Session& s, const Tensor& a, const Tensor& U, const Tensor& S, const Tensor& Vh, SvdMode mode) {
-  constexpr std::string_view op = "svd";
-  check_svd(s, a, mode, op);
-  const SvdOuts o = svd_outs(a, mode, U, S, Vh);
-  detail::linalg::check_into(op, {o.U, o.S, o.Vh}, {&a});
-  const SvdResult r = run_svd(s, a, mode, op);
-  detail::linalg::commit_into(s, {o.U, o.S, o.Vh}, {&r.U, &r.S, &r.Vh});
-}
-
-Tensor svdvals(Session& s, const Tensor& a) {
-  check_svd(s, a, SvdMode::values, "svdvals");
-  return run_svd(s, a, SvdMode::values, "svdvals").S;
-}
-
-void svdvals_into(Session& s, const Tensor& a, const Tensor& S) {
-  constexpr std::string_view op = "svdvals";
-  check_svd(s, a, SvdMode::values, op);
-  const detail::linalg::IntoOut o{&S, "S", real_dtype(a.dtype()), detail::linalg::vector_shape(std::min(a.extent(0), a.extent(1)), a)};
-  detail::linalg::check_into(op, {o}, {&a});
-  const SvdResult r = run_svd(s, a, SvdMode::values, op);
-  detail::linalg::commit_into(s, {o}, {&r.S});
-}
-
+}  // namespace cpu
 }  // namespace tenferro

@@ -27,6 +27,7 @@
 
 #include "ops/catalog.hpp"
 #include "tenferro/indexing.hpp"
+#include "tenferro/linalg.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/scalar.hpp"
 #include "tenferro/session.hpp"
@@ -97,6 +98,12 @@ using ScatterKernel = void (*)(Session& s, const IndexMap& m, const Tensor& oper
 /// function in messages.
 using FftKernel = void (*)(Session& s, std::string_view op, const Tensor& x, const FftRequest& r, const Tensor& out);
 
+/// svd's kernel (src/ops/linalg_svd.cpp): the decomposition of every matrix of `a`
+/// (validated: a matrix operand of an inexact dtype, finite) in `mode`, as compact new
+/// results (U and Vh undefined in SvdMode::values); NumericalError naming `op` when it
+/// does not converge.
+using SvdKernel = SvdResult (*)(Session& s, const Tensor& a, SvdMode mode, std::string_view op);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -141,6 +148,7 @@ union KernelFn {
   GatherKernel gather;
   ScatterKernel scatter;
   FftKernel fft;
+  SvdKernel svd;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;
