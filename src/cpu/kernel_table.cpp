@@ -70,9 +70,11 @@ constexpr KernelTable make_cpu_table() {
   // linalg: LAPACK (cpu/provider_kernels.hpp; the front ends in src/ops/linalg_*.cpp);
   // the rows whose front end is still in src/linalg record capability only
   t[static_cast<int>(OpId::svd)] = kernel_entry(OpId::svd, {.svd = &cpu::svd_kernel});
+  t[static_cast<int>(OpId::eigh)] = kernel_entry(OpId::eigh, {.eigh = &cpu::eigh_kernel});
+  t[static_cast<int>(OpId::eig)] = kernel_entry(OpId::eig, {.eig = &cpu::eig_kernel});
   for (OpId op : {
     OpId::qr, OpId::qr_pivoted, OpId::qr_append_columns, OpId::lu, OpId::lu_factor,
-    OpId::lu_solve, OpId::lu_full_pivot, OpId::lu_pivots_to_permutation, OpId::cholesky, OpId::eigh, OpId::eig, OpId::solve,
+    OpId::lu_solve, OpId::lu_full_pivot, OpId::lu_pivots_to_permutation, OpId::cholesky, OpId::solve,
     OpId::triangular_solve, OpId::lstsq, OpId::inv, OpId::det, OpId::slogdet, OpId::pinv,
     OpId::matrix_norm, OpId::vector_norm, OpId::matrix_exp
   }) t[static_cast<int>(op)] = kernel_entry(op);

@@ -14,4 +14,9 @@ void fft_kernel(Session& s, std::string_view op, const Tensor& x, const detail::
 /// SvdKernel on LAPACK gesdd (src/linalg/svd.cpp).
 SvdResult svd_kernel(Session& s, const Tensor& a, SvdMode mode, std::string_view op);
 
+/// EighKernel on LAPACK syevd / heevd (src/linalg/eigen.cpp).
+EighResult eigh_kernel(Session& s, const Tensor& a, Triangle tri, bool vectors, std::string_view op);
+/// EigKernel on LAPACK geev (src/linalg/eigen.cpp).
+EigResult eig_kernel(Session& s, const Tensor& a, bool vectors, std::string_view op);
+
 }  // namespace tenferro::cpu

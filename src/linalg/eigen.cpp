@@ -1,6 +1,9 @@
-// Eigenproblems: Hermitian (LAPACK syevd/heevd, divide and conquer) and general (geev).
+// The CPU's eigenproblem kernels (cpu::eigh_kernel, cpu::eig_kernel; the front ends in
+// src/ops/linalg_eigen.cpp): Hermitian (LAPACK syevd/heevd, divide and conquer) and
+// general (geev).
 #include <algorithm>
 
+#include "cpu/provider_kernels.hpp"
 #include "linalg/common.hpp"
 
 namespace tenferro {
@@ -111,98 +114,22 @@ template <class T> EigResult eig_typed(Session& s, const Tensor& a, bool vectors
   return r;
 }
 
-void check_square_finite(Session& s, const Tensor& a, std::string_view op) {
-  s.check(op);
-  check_matrix(a, op);
-  require_square(a, op);
-  require_finite(s, a, op);
-}
-
-void check_triangle(Triangle t, std::string_view op) {
-  require_enum(t, Triangle::upper, op, "Triangle");
-}
-
 }  // namespace
 }  // namespace detail::linalg
 
-namespace {
+namespace cpu {
 
-EighResult run_eigh(Session& s, const Tensor& a, Triangle tri, bool vectors, std::string_view op) {
+EighResult eigh_kernel(Session& s, const Tensor& a, Triangle tri, bool vectors, std::string_view op) {
   return visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
     return detail::linalg::eigh_typed<typename decltype(tag)::type>(s, a, tri, vectors, op);
   });
 }
 
-EigResult run_eig(Session& s, const Tensor& a, bool vectors, std::string_view op) {
+EigResult eig_kernel(Session& s, const Tensor& a, bool vectors, std::string_view op) {
   return visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
     return detail::linalg::eig_typed<typename decltype(tag)::type>(s, a, vectors, op);
   });
 }
 
-}  // namespace
-
-EighResult eigh(Session& s, const Tensor& a, Triangle tri) {
-  detail::linalg::check_square_finite(s, a, "eigh");
-  detail::linalg::check_triangle(tri, "eigh");
-  return run_eigh(s, a, tri, true, "eigh");
-}
-
-void eigh_into(Session& s, const Tensor& a, const Tensor& W, const Tensor& V, Triangle tri) {
-  using detail::linalg::IntoOut;
-  constexpr std::string_view op = "eigh";
-  detail::linalg::check_square_finite(s, a, op);
-  detail::linalg::check_triangle(tri, op);
-  const std::int64_t n = a.extent(0);
-  const IntoOut ow{&W, "W", real_dtype(a.dtype()), detail::linalg::vector_shape(n, a)}, ov{&V, "V", a.dtype(), a.shape()};
-  detail::linalg::check_into(s, op, {ow, ov}, {&a});
-  const EighResult r = run_eigh(s, a, tri, true, op);
-  detail::linalg::commit_into(s, {ow, ov}, {&r.W, &r.V});
-}
-
-Tensor eigvalsh(Session& s, const Tensor& a, Triangle tri) {
-  detail::linalg::check_square_finite(s, a, "eigvalsh");
-  detail::linalg::check_triangle(tri, "eigvalsh");
-  return run_eigh(s, a, tri, false, "eigvalsh").W;
-}
-
-void eigvalsh_into(Session& s, const Tensor& a, const Tensor& W, Triangle tri) {
-  constexpr std::string_view op = "eigvalsh";
-  detail::linalg::check_square_finite(s, a, op);
-  detail::linalg::check_triangle(tri, op);
-  const detail::linalg::IntoOut ow{&W, "W", real_dtype(a.dtype()), detail::linalg::vector_shape(a.extent(0), a)};
-  detail::linalg::check_into(s, op, {ow}, {&a});
-  const EighResult r = run_eigh(s, a, tri, false, op);
-  detail::linalg::commit_into(s, {ow}, {&r.W});
-}
-
-EigResult eig(Session& s, const Tensor& a) {
-  detail::linalg::check_square_finite(s, a, "eig");
-  return run_eig(s, a, true, "eig");
-}
-
-void eig_into(Session& s, const Tensor& a, const Tensor& W, const Tensor& V) {
-  using detail::linalg::IntoOut;
-  constexpr std::string_view op = "eig";
-  detail::linalg::check_square_finite(s, a, op);
-  const DType c = complex_dtype(a.dtype());
-  const IntoOut ow{&W, "W", c, detail::linalg::vector_shape(a.extent(0), a)}, ov{&V, "V", c, a.shape()};
-  detail::linalg::check_into(s, op, {ow, ov}, {&a});
-  const EigResult r = run_eig(s, a, true, op);
-  detail::linalg::commit_into(s, {ow, ov}, {&r.W, &r.V});
-}
-
-Tensor eigvals(Session& s, const Tensor& a) {
-  detail::linalg::check_square_finite(s, a, "eigvals");
-  return run_eig(s, a, false, "eigvals").W;
-}
-
-void eigvals_into(Session& s, const Tensor& a, const Tensor& W) {
-  constexpr std::string_view op = "eigvals";
-  detail::linalg::check_square_finite(s, a, op);
-  const detail::linalg::IntoOut ow{&W, "W", complex_dtype(a.dtype()), detail::linalg::vector_shape(a.extent(0), a)};
-  detail::linalg::check_into(s, op, {ow}, {&a});
-  const EigResult r = run_eig(s, a, false, op);
-  detail::linalg::commit_into(s, {ow}, {&r.W});
-}
-
+}  // namespace cpu
 }  // namespace tenferro

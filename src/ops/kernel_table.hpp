@@ -104,6 +104,14 @@ using FftKernel = void (*)(Session& s, std::string_view op, const Tensor& x, con
 /// does not converge.
 using SvdKernel = SvdResult (*)(Session& s, const Tensor& a, SvdMode mode, std::string_view op);
 
+/// eigh's kernel (src/ops/linalg_eigen.cpp): eigenvalues (ascending) and, with
+/// `vectors`, eigenvectors of every Hermitian matrix of `a` (validated: square, finite),
+/// reading the `tri` triangle; compact new results.
+using EighKernel = EighResult (*)(Session& s, const Tensor& a, Triangle tri, bool vectors, std::string_view op);
+/// eig's kernel: complex eigenvalues and, with `vectors`, right eigenvectors of every
+/// general square matrix of `a` (validated: square, finite).
+using EigKernel = EigResult (*)(Session& s, const Tensor& a, bool vectors, std::string_view op);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -149,6 +157,8 @@ union KernelFn {
   ScatterKernel scatter;
   FftKernel fft;
   SvdKernel svd;
+  EighKernel eigh;
+  EigKernel eig;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;
