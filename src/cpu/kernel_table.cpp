@@ -72,8 +72,10 @@ constexpr KernelTable make_cpu_table() {
   t[static_cast<int>(OpId::svd)] = kernel_entry(OpId::svd, {.svd = &cpu::svd_kernel});
   t[static_cast<int>(OpId::eigh)] = kernel_entry(OpId::eigh, {.eigh = &cpu::eigh_kernel});
   t[static_cast<int>(OpId::eig)] = kernel_entry(OpId::eig, {.eig = &cpu::eig_kernel});
+  t[static_cast<int>(OpId::qr)] = kernel_entry(OpId::qr, {.qr = &cpu::qr_kernel});
+  t[static_cast<int>(OpId::qr_pivoted)] = kernel_entry(OpId::qr_pivoted, {.qr_pivoted = &cpu::qr_pivoted_kernel});
   for (OpId op : {
-    OpId::qr, OpId::qr_pivoted, OpId::qr_append_columns, OpId::lu, OpId::lu_factor,
+    OpId::qr_append_columns, OpId::lu, OpId::lu_factor,
     OpId::lu_solve, OpId::lu_full_pivot, OpId::lu_pivots_to_permutation, OpId::cholesky, OpId::solve,
     OpId::triangular_solve, OpId::lstsq, OpId::inv, OpId::det, OpId::slogdet, OpId::pinv,
     OpId::matrix_norm, OpId::vector_norm, OpId::matrix_exp

@@ -19,4 +19,9 @@ EighResult eigh_kernel(Session& s, const Tensor& a, Triangle tri, bool vectors, 
 /// EigKernel on LAPACK geev (src/linalg/eigen.cpp).
 EigResult eig_kernel(Session& s, const Tensor& a, bool vectors, std::string_view op);
 
+/// QrKernel on LAPACK geqrf / orgqr (src/linalg/qr.cpp).
+QrResult qr_kernel(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal);
+/// PivotedQrKernel on LAPACK geqp3 (src/linalg/qr.cpp).
+PivotedQrResult qr_pivoted_kernel(Session& s, const Tensor& a, double rtol);
+
 }  // namespace tenferro::cpu

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "cpu/provider_kernels.hpp"
 #include "linalg/common.hpp"
 
 namespace tenferro {
@@ -109,29 +110,15 @@ template <class T> QrResult qr_typed(Session& s, const Tensor& a, QrMode mode, b
 }  // namespace
 }  // namespace detail::linalg
 
-namespace {
+namespace cpu {
 
-void check_qr(Session& s, const Tensor& a, QrMode mode) {
-  s.check("qr");
-  detail::linalg::check_matrix(a, "qr");
-  detail::require_enum(mode, QrMode::complete, "qr", "QrMode");
-}
-
-QrResult run_qr(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal) {
+QrResult qr_kernel(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal) {
   return visit_dtype<DTypeSet::inexact>("qr", a.dtype(), [&](auto tag) {
     return detail::linalg::qr_typed<typename decltype(tag)::type>(s, a, mode, positive_diagonal, false, nullptr, "qr");
   });
 }
 
-void check_qr_pivoted(Session& s, const Tensor& a, double rtol) {
-  constexpr std::string_view op = "qr_pivoted";
-  s.check(op);
-  detail::linalg::check_matrix(a, op);
-  if (std::isnan(rtol)) throw ArgumentError(op, "rtol must not be NaN");
-  detail::linalg::require_finite(s, a, op);
-}
-
-PivotedQrResult run_qr_pivoted(Session& s, const Tensor& a, double rtol) {
+PivotedQrResult qr_pivoted_kernel(Session& s, const Tensor& a, double rtol) {
   constexpr std::string_view op = "qr_pivoted";
   return visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -157,40 +144,5 @@ PivotedQrResult run_qr_pivoted(Session& s, const Tensor& a, double rtol) {
   });
 }
 
-}  // namespace
-
-QrResult qr(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal) {
-  check_qr(s, a, mode);
-  return run_qr(s, a, mode, positive_diagonal);
-}
-
-void qr_into(Session& s, const Tensor& a, const Tensor& Q, const Tensor& R, QrMode mode, bool positive_diagonal) {
-  using detail::linalg::IntoOut;
-  check_qr(s, a, mode);
-  const std::int64_t m = a.extent(0), n = a.extent(1), qcols = mode == QrMode::reduced ? std::min(m, n) : m;
-  const IntoOut oq{&Q, "Q", a.dtype(), detail::linalg::matrix_shape(m, qcols, a)};
-  const IntoOut orr{&R, "R", a.dtype(), detail::linalg::matrix_shape(qcols, n, a)};
-  detail::linalg::check_into(s, "qr", {oq, orr}, {&a});
-  const QrResult r = run_qr(s, a, mode, positive_diagonal);
-  detail::linalg::commit_into(s, {oq, orr}, {&r.Q, &r.R});
-}
-
-PivotedQrResult qr_pivoted(Session& s, const Tensor& a, double rtol) {
-  check_qr_pivoted(s, a, rtol);
-  return run_qr_pivoted(s, a, rtol);
-}
-
-void qr_pivoted_into(Session& s, const Tensor& a, const Tensor& Q, const Tensor& R, const Tensor& perm, const Tensor& rank, double rtol) {
-  using detail::linalg::IntoOut;
-  check_qr_pivoted(s, a, rtol);
-  const std::int64_t m = a.extent(0), n = a.extent(1), k = std::min(m, n);
-  const IntoOut oq{&Q, "Q", a.dtype(), detail::linalg::matrix_shape(m, k, a)};
-  const IntoOut orr{&R, "R", a.dtype(), detail::linalg::matrix_shape(k, n, a)};
-  const IntoOut op{&perm, "perm", DType::i64, detail::linalg::vector_shape(n, a)};
-  const IntoOut ok{&rank, "rank", DType::i64, detail::linalg::batch_shape(a)};
-  detail::linalg::check_into(s, "qr_pivoted", {oq, orr, op, ok}, {&a});
-  const PivotedQrResult r = run_qr_pivoted(s, a, rtol);
-  detail::linalg::commit_into(s, {oq, orr, op, ok}, {&r.Q, &r.R, &r.perm, &r.rank});
-}
-
+}  // namespace cpu
 }  // namespace tenferro

@@ -112,6 +112,13 @@ using EighKernel = EighResult (*)(Session& s, const Tensor& a, Triangle tri, boo
 /// general square matrix of `a` (validated: square, finite).
 using EigKernel = EigResult (*)(Session& s, const Tensor& a, bool vectors, std::string_view op);
 
+/// qr's kernel (src/ops/linalg_qr.cpp): Q and R of every matrix of `a` (validated) in
+/// `mode`, R's diagonal made non-negative when `positive_diagonal`.
+using QrKernel = QrResult (*)(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal);
+/// qr_pivoted's kernel: Q, R, the column permutation and the numerical rank at `rtol`
+/// (negative: max(m, n)·eps) of every matrix of `a` (validated, finite).
+using PivotedQrKernel = PivotedQrResult (*)(Session& s, const Tensor& a, double rtol);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -159,6 +166,8 @@ union KernelFn {
   SvdKernel svd;
   EighKernel eigh;
   EigKernel eig;
+  QrKernel qr;
+  PivotedQrKernel qr_pivoted;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;

@@ -1,0 +1,71 @@
+// The QR front ends: qr (Householder, optionally with a positive diagonal) and
+// qr_pivoted (column pivoting with a numerical rank), both forms. Metadata and options
+// are checked, the kernel taken from the session's table (and, for qr_pivoted, whose
+// rank decision compares magnitudes, the finiteness data check run) before any output
+// is touched (on the CPU, LAPACK geqrf/orgqr and geqp3: src/linalg/qr.cpp).
+#include <algorithm>
+#include <cmath>
+
+#include "core/enum_check.hpp"
+#include "ops/kernel_table.hpp"
+#include "ops/linalg.hpp"
+#include "ops/prepare.hpp"
+
+namespace tenferro {
+namespace {
+
+detail::QrKernel qr_checked(Session& s, const Tensor& a, QrMode mode) {
+  constexpr std::string_view op = "qr";
+  s.check(op);
+  detail::require_tensor_on(a, s.device(), op, "a");
+  detail::linalg::matrix_infer(a, op);
+  detail::require_enum(mode, QrMode::complete, op, "QrMode");  // Note [Enums at the API boundary]
+  return detail::kernel_for(s, OpId::qr, a.dtype()).fn.qr;
+}
+
+detail::PivotedQrKernel qr_pivoted_checked(Session& s, const Tensor& a, double rtol) {
+  constexpr std::string_view op = "qr_pivoted";
+  s.check(op);
+  detail::require_tensor_on(a, s.device(), op, "a");
+  detail::linalg::matrix_infer(a, op);
+  if (std::isnan(rtol)) throw ArgumentError(op, "rtol must not be NaN");
+  const detail::PivotedQrKernel k = detail::kernel_for(s, OpId::qr_pivoted, a.dtype()).fn.qr_pivoted;
+  detail::linalg::require_finite(s, a, op);
+  return k;
+}
+
+}  // namespace
+
+QrResult qr(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal) {
+  return qr_checked(s, a, mode)(s, a, mode, positive_diagonal);
+}
+
+void qr_into(Session& s, const Tensor& a, const Tensor& Q, const Tensor& R, QrMode mode, bool positive_diagonal) {
+  using detail::linalg::IntoOut;
+  const detail::QrKernel k = qr_checked(s, a, mode);
+  const std::int64_t m = a.extent(0), n = a.extent(1), qcols = mode == QrMode::reduced ? std::min(m, n) : m;
+  const IntoOut oq{&Q, "Q", a.dtype(), detail::linalg::matrix_shape(m, qcols, a)};
+  const IntoOut orr{&R, "R", a.dtype(), detail::linalg::matrix_shape(qcols, n, a)};
+  detail::linalg::check_into(s, "qr", {oq, orr}, {&a});
+  const QrResult r = k(s, a, mode, positive_diagonal);
+  detail::linalg::commit_into(s, {oq, orr}, {&r.Q, &r.R});
+}
+
+PivotedQrResult qr_pivoted(Session& s, const Tensor& a, double rtol) {
+  return qr_pivoted_checked(s, a, rtol)(s, a, rtol);
+}
+
+void qr_pivoted_into(Session& s, const Tensor& a, const Tensor& Q, const Tensor& R, const Tensor& perm, const Tensor& rank, double rtol) {
+  using detail::linalg::IntoOut;
+  const detail::PivotedQrKernel kernel = qr_pivoted_checked(s, a, rtol);
+  const std::int64_t m = a.extent(0), n = a.extent(1), k = std::min(m, n);
+  const IntoOut oq{&Q, "Q", a.dtype(), detail::linalg::matrix_shape(m, k, a)};
+  const IntoOut orr{&R, "R", a.dtype(), detail::linalg::matrix_shape(k, n, a)};
+  const IntoOut op{&perm, "perm", DType::i64, detail::linalg::vector_shape(n, a)};
+  const IntoOut ok{&rank, "rank", DType::i64, detail::linalg::batch_shape(a)};
+  detail::linalg::check_into(s, "qr_pivoted", {oq, orr, op, ok}, {&a});
+  const PivotedQrResult r = kernel(s, a, rtol);
+  detail::linalg::commit_into(s, {oq, orr, op, ok}, {&r.Q, &r.R, &r.perm, &r.rank});
+}
+
+}  // namespace tenferro
