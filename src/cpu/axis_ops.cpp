@@ -47,7 +47,7 @@ struct AxisGeometry {
 AxisGeometry make_axis_geometry(const Tensor& x, const Tensor& out, int axis) {
   AxisGeometry g;
   const int r = x.rank();
-  std::int64_t ext[kMaxRank], xs[kMaxRank], os[kMaxRank];
+  std::int64_t ext[kMaxRank] = {}, xs[kMaxRank] = {}, os[kMaxRank] = {};
   broadcast_byte_strides(x, r, xs);
   const auto es = static_cast<std::int64_t>(dtype_size(out.dtype()));
   for (int i = 0; i < r; ++i) {
@@ -158,10 +158,8 @@ template <class T, bool Log> void normalize(const Session& s, const AxisGeometry
   });
 }
 
-}  // namespace
-
-template <OpId op> void along_axis_kernel(const Session& s, const Tensor& x, const Tensor& out, int axis) {
-  static_assert(op_info(op).family == OpFamily::along_axis);
+/// The kernel's body (internal linkage, like the geometry its lambda captures).
+template <OpId op> void run_along_axis(const Session& s, const Tensor& x, const Tensor& out, int axis) {
   constexpr std::string_view name = op_name(op);
   const AxisGeometry g = make_axis_geometry(x, out, axis);
   visit_dtype<op_info(op).dtypes>(name, x.dtype(), [&](auto t) {
@@ -171,6 +169,13 @@ template <OpId op> void along_axis_kernel(const Session& s, const Tensor& x, con
     else if constexpr (op == OpId::softmax) normalize<T, false>(s, g);
     else normalize<T, true>(s, g);
   });
+}
+
+}  // namespace
+
+template <OpId op> void along_axis_kernel(const Session& s, const Tensor& x, const Tensor& out, int axis) {
+  static_assert(op_info(op).family == OpFamily::along_axis);
+  run_along_axis<op>(s, x, out, axis);
 }
 
 template void along_axis_kernel<OpId::cumsum>(const Session&, const Tensor&, const Tensor&, int);
