@@ -24,4 +24,13 @@ QrResult qr_kernel(Session& s, const Tensor& a, QrMode mode, bool positive_diago
 /// PivotedQrKernel on LAPACK geqp3 (src/linalg/qr.cpp).
 PivotedQrResult qr_pivoted_kernel(Session& s, const Tensor& a, double rtol);
 
+/// SolveKernel on LAPACK getrf + getrs (src/linalg/solve.cpp).
+Tensor solve_kernel(Session& s, const Tensor& a, const detail::linalg::Rhs& rhs, const Tensor& b, std::string_view op);
+/// TriangularSolveKernel on BLAS trsm (src/linalg/solve.cpp).
+Tensor triangular_solve_kernel(Session& s, const Tensor& a, const detail::linalg::Rhs& rhs, const Tensor& b, const TriangularSolveOptions& o);
+/// CholeskyKernel on LAPACK potrf (src/linalg/solve.cpp).
+Tensor cholesky_kernel(Session& s, const Tensor& a, Triangle tri);
+/// InvKernel on LAPACK getrf + getri (src/linalg/solve.cpp).
+Tensor inv_kernel(Session& s, const Tensor& a);
+
 }  // namespace tenferro::cpu

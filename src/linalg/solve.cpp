@@ -1,7 +1,9 @@
-// Linear solves: solve (getrf + getrs), triangular_solve (trsm), cholesky (potrf) and
-// inv (getrf + getri).
+// The CPU's linear-solve kernels (cpu/provider_kernels.hpp; the front ends in
+// src/ops/linalg_solve.cpp): solve (getrf + getrs), triangular_solve (trsm), cholesky
+// (potrf) and inv (getrf + getri).
 #include <algorithm>
 
+#include "cpu/provider_kernels.hpp"
 #include "linalg/solve_common.hpp"
 
 namespace tenferro {
@@ -9,28 +11,7 @@ namespace detail::linalg {
 
 Rhs check_rhs(const Tensor& a, const Tensor& b, std::string_view op, std::int64_t rows, bool right_side) {
   require_cpu_tensor(b, op, "b");
-  if (!is_inexact(b.dtype())) throw DTypeError(op, "b must have a float or complex dtype, got " + describe(b));
-  if (a.dtype() != b.dtype()) throw DTypeError(op, "a and b must have the same dtype, got " + describe(a) + " and " + describe(b));
-  Rhs r;
-  if (b.rank() == 1 && a.rank() == 2 && !right_side) {
-    r.vector = true;
-    r.rows = b.extent(0);
-    r.cols = 1;
-    r.owned = b.reshape_view({b.extent(0), 1});
-  } else {
-    if (b.rank() < 2) throw RankError(op, "b must be a matrix [N, K, batch...] (or a vector [N] for unbatched a), got " + describe(b));
-    require_same_batch(a, b, op);
-    r.rows = b.extent(0);
-    r.cols = b.extent(1);
-    r.view = &b;
-  }
-  const std::int64_t have = right_side ? r.cols : r.rows;
-  if (have != rows)
-    throw ShapeError(op, std::string("b must have ") + (right_side ? "columns" : "rows") + " matching a's order " + std::to_string(rows) +
-                             ", got " + describe(a) + " and " + describe(b));
-  if (r.rows > INT32_MAX / 2 || r.cols > INT32_MAX / 2 || r.rows * r.cols > INT32_MAX / 2)
-    throw ShapeError(op, "b is too large for LAPACK's 32-bit indices: " + describe(b));
-  return r;
+  return rhs_infer(a, b, op, rows, right_side);
 }
 
 namespace {
@@ -149,93 +130,32 @@ template <class T> Tensor inv_typed(Session& s, const Tensor& a) {
   return x;
 }
 
-void check_square(Session& s, const Tensor& a, std::string_view op) {
-  s.check(op);
-  check_matrix(a, op);
-  require_square(a, op);
-}
-
 }  // namespace
 }  // namespace detail::linalg
 
-Tensor solve(Session& s, const Tensor& a, const Tensor& b) {
-  constexpr std::string_view op = "solve";
-  detail::linalg::check_square(s, a, op);
-  const auto rhs = detail::linalg::check_rhs(a, b, op, a.extent(0), false);
+namespace cpu {
+
+Tensor solve_kernel(Session& s, const Tensor& a, const detail::linalg::Rhs& rhs, const Tensor& b, std::string_view op) {
   return visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
     return detail::linalg::solve_typed<typename decltype(tag)::type>(s, a, rhs, b, op);
   });
 }
 
-void solve_into(Session& s, const Tensor& a, const Tensor& b, const Tensor& out) {
-  constexpr std::string_view op = "solve";
-  detail::linalg::check_square(s, a, op);
-  const auto rhs = detail::linalg::check_rhs(a, b, op, a.extent(0), false);
-  detail::linalg::require_into(out, op, b.dtype(), b.shape().span());
-  const Tensor x = visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
-    return detail::linalg::solve_typed<typename decltype(tag)::type>(s, a, rhs, b, op);
-  });
-  copy_into(s, x, out);
-}
-
-namespace {
-detail::linalg::Rhs check_trsm(Session& s, const Tensor& a, const Tensor& b, const TriangularSolveOptions& o) {
-  constexpr std::string_view op = "triangular_solve";
-  detail::linalg::check_square(s, a, op);
-  detail::require_enum(o.side, Side::right, op, "Side");
-  detail::require_enum(o.tri, Triangle::upper, op, "Triangle");
-  detail::require_enum(o.op, MatOp::adjoint, op, "MatOp");
-  return detail::linalg::check_rhs(a, b, op, a.extent(0), o.side == Side::right);
-}
-}  // namespace
-
-Tensor triangular_solve(Session& s, const Tensor& a, const Tensor& b, const TriangularSolveOptions& opt) {
-  const auto rhs = check_trsm(s, a, b, opt);
+Tensor triangular_solve_kernel(Session& s, const Tensor& a, const detail::linalg::Rhs& rhs, const Tensor& b, const TriangularSolveOptions& o) {
   return visit_dtype<DTypeSet::inexact>("triangular_solve", a.dtype(), [&](auto tag) {
-    return detail::linalg::trsm_typed<typename decltype(tag)::type>(s, a, rhs, b, opt);
+    return detail::linalg::trsm_typed<typename decltype(tag)::type>(s, a, rhs, b, o);
   });
 }
 
-void triangular_solve_into(Session& s, const Tensor& a, const Tensor& b, const Tensor& out, const TriangularSolveOptions& opt) {
-  const auto rhs = check_trsm(s, a, b, opt);
-  detail::linalg::require_into(out, "triangular_solve", b.dtype(), b.shape().span());
-  const Tensor x = visit_dtype<DTypeSet::inexact>("triangular_solve", a.dtype(), [&](auto tag) {
-    return detail::linalg::trsm_typed<typename decltype(tag)::type>(s, a, rhs, b, opt);
-  });
-  copy_into(s, x, out);
-}
-
-Tensor cholesky(Session& s, const Tensor& a, Triangle tri) {
-  constexpr std::string_view op = "cholesky";
-  detail::linalg::check_square(s, a, op);
-  detail::require_enum(tri, Triangle::upper, op, "Triangle");
-  return visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
+Tensor cholesky_kernel(Session& s, const Tensor& a, Triangle tri) {
+  return visit_dtype<DTypeSet::inexact>("cholesky", a.dtype(), [&](auto tag) {
     return detail::linalg::cholesky_typed<typename decltype(tag)::type>(s, a, tri);
   });
 }
 
-void cholesky_into(Session& s, const Tensor& a, const Tensor& out, Triangle tri) {
-  constexpr std::string_view op = "cholesky";
-  detail::linalg::check_square(s, a, op);
-  detail::require_enum(tri, Triangle::upper, op, "Triangle");
-  detail::linalg::require_into(out, op, a.dtype(), a.shape().span());
-  const Tensor l = visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) {
-    return detail::linalg::cholesky_typed<typename decltype(tag)::type>(s, a, tri);
-  });
-  copy_into(s, l, out);
-}
-
-Tensor inv(Session& s, const Tensor& a) {
-  detail::linalg::check_square(s, a, "inv");
+Tensor inv_kernel(Session& s, const Tensor& a) {
   return visit_dtype<DTypeSet::inexact>("inv", a.dtype(), [&](auto tag) { return detail::linalg::inv_typed<typename decltype(tag)::type>(s, a); });
 }
 
-void inv_into(Session& s, const Tensor& a, const Tensor& out) {
-  detail::linalg::check_square(s, a, "inv");
-  detail::linalg::require_into(out, "inv", a.dtype(), a.shape().span());
-  const Tensor x =
-      visit_dtype<DTypeSet::inexact>("inv", a.dtype(), [&](auto tag) { return detail::linalg::inv_typed<typename decltype(tag)::type>(s, a); });
-  copy_into(s, x, out);
-}
-
+}  // namespace cpu
 }  // namespace tenferro

@@ -37,6 +37,9 @@ namespace tenferro::detail {
 
 struct IndexMap;    // ops/indexing.hpp
 struct FftRequest;  // ops/fft.hpp
+namespace linalg {
+struct Rhs;  // ops/linalg.hpp
+}
 
 /// A reduction kernel (src/ops/reduce.cpp's front end): reduces `x` over the axes in
 /// `mask` into `out`. Receives validated arguments: x's dtype is in the op's set, out
@@ -119,6 +122,20 @@ using QrKernel = QrResult (*)(Session& s, const Tensor& a, QrMode mode, bool pos
 /// (negative: max(m, n)·eps) of every matrix of `a` (validated, finite).
 using PivotedQrKernel = PivotedQrResult (*)(Session& s, const Tensor& a, double rtol);
 
+/// solve's kernel (src/ops/linalg_solve.cpp): x with a·x = b for every square matrix of
+/// `a` (validated) and its right-hand side `rhs` (b as a matrix); a new compact result
+/// of b's shape. NumericalError naming `op` for a singular matrix.
+using SolveKernel = Tensor (*)(Session& s, const Tensor& a, const linalg::Rhs& rhs, const Tensor& b, std::string_view op);
+/// triangular_solve's kernel: x with op(a)·x = b (or x·op(a) = b on the right side),
+/// reading a's `tri` triangle.
+using TriangularSolveKernel = Tensor (*)(Session& s, const Tensor& a, const linalg::Rhs& rhs, const Tensor& b,
+                                         const TriangularSolveOptions& o);
+/// cholesky's kernel: the `tri` Cholesky factor of every Hermitian positive-definite
+/// matrix of `a` (the other triangle zero); NumericalError when one is not.
+using CholeskyKernel = Tensor (*)(Session& s, const Tensor& a, Triangle tri);
+/// inv's kernel: the inverse of every square matrix of `a`; NumericalError when singular.
+using InvKernel = Tensor (*)(Session& s, const Tensor& a);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -168,6 +185,10 @@ union KernelFn {
   EigKernel eig;
   QrKernel qr;
   PivotedQrKernel qr_pivoted;
+  SolveKernel solve;
+  TriangularSolveKernel triangular_solve;
+  CholeskyKernel cholesky;
+  InvKernel inv;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;

@@ -111,4 +111,30 @@ Dims batch_shape(const Tensor& a) {
   return d;
 }
 
+Rhs rhs_infer(const Tensor& a, const Tensor& b, std::string_view op, std::int64_t rows, bool right_side) {
+  if (!b.defined()) throw ArgumentError(op, "b tensor is undefined");
+  if (!is_inexact(b.dtype())) throw DTypeError(op, "b must have a float or complex dtype, got " + describe(b));
+  if (a.dtype() != b.dtype()) throw DTypeError(op, "a and b must have the same dtype, got " + describe(a) + " and " + describe(b));
+  Rhs r;
+  if (b.rank() == 1 && a.rank() == 2 && !right_side) {
+    r.vector = true;
+    r.rows = b.extent(0);
+    r.cols = 1;
+    r.owned = b.reshape_view({b.extent(0), 1});
+  } else {
+    if (b.rank() < 2) throw RankError(op, "b must be a matrix [N, K, batch...] (or a vector [N] for unbatched a), got " + describe(b));
+    require_same_batch(a, b, op);
+    r.rows = b.extent(0);
+    r.cols = b.extent(1);
+    r.view = &b;
+  }
+  const std::int64_t have = right_side ? r.cols : r.rows;
+  if (have != rows)
+    throw ShapeError(op, std::string("b must have ") + (right_side ? "columns" : "rows") + " matching a's order " + std::to_string(rows) +
+                             ", got " + describe(a) + " and " + describe(b));
+  if (r.rows > INT32_MAX / 2 || r.cols > INT32_MAX / 2 || r.rows * r.cols > INT32_MAX / 2)
+    throw ShapeError(op, "b is too large for LAPACK's 32-bit indices: " + describe(b));
+  return r;
+}
+
 }  // namespace tenferro::detail::linalg

@@ -31,6 +31,22 @@ void require_same_batch(const Tensor& a, const Tensor& b, std::string_view op);
 /// decomposition, checked before any kernel runs: the data check first_nonfinite).
 void require_finite(Session& s, const Tensor& a, std::string_view op);
 
+/// A validated right-hand side: `view` is b as a matrix (a vector [N] becomes [N, 1],
+/// held in `owned`; otherwise `view` points at the caller's b).
+struct Rhs {
+  Tensor owned;
+  const Tensor* view = nullptr;
+  std::int64_t rows = 0, cols = 0;
+  bool vector = false;
+  /// b as a matrix.
+  const Tensor& mat() const noexcept { return vector ? owned : *view; }
+};
+
+/// Validates b against a from their metadata (defined, dtype, batch axes, `rows` rows
+/// — or columns when `right_side`, LAPACK's 32-bit range). A rank-1 b is accepted for
+/// an unbatched a (left side only). The device is the front end's check.
+Rhs rhs_infer(const Tensor& a, const Tensor& b, std::string_view op, std::int64_t rows, bool right_side);
+
 // Note [Linalg into forms]
 // Every linalg function has an `_into` form that takes one output view per result (any
 // writable strided view: transposed, negative strides, every other element). The two
