@@ -59,12 +59,12 @@ template <OpId op> void reduce_into(Session& s, const Tensor& x, const ReduceAtt
 #define TENFERRO_REDUCTIONS(X) X(sum) X(prod) X(max) X(min) X(mean) X(sum_squares) X(argmax) X(argmin) X(logsumexp)
 
 #define TENFERRO_DEFINE_REDUCTION(name)                                                                                 \
-  Tensor name(Session& s, const Tensor& x) { return reduce_alloc<OpId::name>(s, x, {.all_axes = true}); }             \
+  Tensor name(Session& s, const Tensor& x) { return reduce_alloc<OpId::name>(s, x, {.axes = {}, .all_axes = true}); } \
   Tensor name(Session& s, const Tensor& x, std::span<const std::int64_t> axes, bool keepdims) {                       \
-    return reduce_alloc<OpId::name>(s, x, {.axes = Dims(axes), .keepdims = keepdims});                                      \
+    return reduce_alloc<OpId::name>(s, x, {.axes = Dims(axes), .all_axes = false, .keepdims = keepdims}); \
   }                                                                                                                    \
   void name##_into(Session& s, const Tensor& x, std::span<const std::int64_t> axes, const Tensor& out, bool keepdims) { \
-    reduce_into<OpId::name>(s, x, {.axes = Dims(axes), .keepdims = keepdims}, out);                                         \
+    reduce_into<OpId::name>(s, x, {.axes = Dims(axes), .all_axes = false, .keepdims = keepdims}, out); \
   }
 TENFERRO_REDUCTIONS(TENFERRO_DEFINE_REDUCTION)
 #undef TENFERRO_DEFINE_REDUCTION
