@@ -33,4 +33,9 @@ Tensor cholesky_kernel(Session& s, const Tensor& a, Triangle tri);
 /// InvKernel on LAPACK getrf + getri (src/linalg/solve.cpp).
 Tensor inv_kernel(Session& s, const Tensor& a);
 
+/// MatrixExpKernel: scaling and squaring with a Padé approximant (src/linalg/matrix_exp.cpp).
+Tensor matrix_exp_kernel(Session& s, const Tensor& a);
+/// PivotsKernel (src/linalg/pivots.cpp).
+Tensor pivots_to_permutation_kernel(Session& s, const Tensor& pivots, std::int64_t m, std::string_view op);
+
 }  // namespace tenferro::cpu

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu/provider_kernels.hpp"
 #include "linalg/common.hpp"
 
 namespace tenferro {
@@ -141,33 +142,11 @@ template <class T> Tensor expm_typed(Session& s, const Tensor& a) {
 }  // namespace
 }  // namespace detail::linalg
 
-namespace {
+namespace cpu {
 
-void check_expm(Session& s, const Tensor& a) {
-  constexpr std::string_view op = "matrix_exp";
-  s.check(op);
-  detail::linalg::check_matrix(a, op);
-  detail::linalg::require_square(a, op);
-  detail::linalg::require_finite(s, a, op);
-}
-
-Tensor run_expm(Session& s, const Tensor& a) {
+Tensor matrix_exp_kernel(Session& s, const Tensor& a) {
   return visit_dtype<DTypeSet::inexact>("matrix_exp", a.dtype(), [&](auto tag) { return detail::linalg::expm_typed<typename decltype(tag)::type>(s, a); });
 }
 
-}  // namespace
-
-Tensor matrix_exp(Session& s, const Tensor& a) {
-  check_expm(s, a);
-  return run_expm(s, a);
-}
-
-void matrix_exp_into(Session& s, const Tensor& a, const Tensor& out) {
-  check_expm(s, a);
-  const detail::linalg::IntoOut o{&out, "out", a.dtype(), a.shape()};
-  detail::linalg::check_into(s, "matrix_exp", {o}, {&a});
-  const Tensor e = run_expm(s, a);
-  detail::linalg::commit_into(s, {o}, {&e});
-}
-
+}  // namespace cpu
 }  // namespace tenferro

@@ -136,6 +136,12 @@ using CholeskyKernel = Tensor (*)(Session& s, const Tensor& a, Triangle tri);
 /// inv's kernel: the inverse of every square matrix of `a`; NumericalError when singular.
 using InvKernel = Tensor (*)(Session& s, const Tensor& a);
 
+/// matrix_exp's kernel (src/ops/linalg_misc.cpp): e^A of every square, finite matrix.
+using MatrixExpKernel = Tensor (*)(Session& s, const Tensor& a);
+/// lu_pivots_to_permutation's kernel: the [m, batch...] permutation the i64 row
+/// interchanges `pivots` apply; ArgumentError naming `op` for a pivot outside [i, m).
+using PivotsKernel = Tensor (*)(Session& s, const Tensor& pivots, std::int64_t m, std::string_view op);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -189,6 +195,8 @@ union KernelFn {
   TriangularSolveKernel triangular_solve;
   CholeskyKernel cholesky;
   InvKernel inv;
+  MatrixExpKernel matrix_exp;
+  PivotsKernel pivots;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;

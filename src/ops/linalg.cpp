@@ -137,4 +137,10 @@ Rhs rhs_infer(const Tensor& a, const Tensor& b, std::string_view op, std::int64_
   return r;
 }
 
+Dims perm_shape(const Tensor& pivots, std::int64_t m) {
+  Dims shape{m};
+  for (int i = 1; i < pivots.rank(); ++i) shape.push_back(pivots.extent(i));
+  return shape;
+}
+
 }  // namespace tenferro::detail::linalg

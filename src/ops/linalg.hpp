@@ -88,5 +88,7 @@ Dims matrix_shape(std::int64_t r, std::int64_t c, const Tensor& a);
 Dims vector_shape(std::int64_t r, const Tensor& a);
 /// [batch axes of a...].
 Dims batch_shape(const Tensor& a);
+/// [m, batch axes of pivots (axes 1...)]: the permutation of lu_pivots_to_permutation.
+Dims perm_shape(const Tensor& pivots, std::int64_t m);
 
 }  // namespace tenferro::detail::linalg
