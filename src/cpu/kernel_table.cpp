@@ -74,6 +74,7 @@ constexpr KernelTable make_cpu_table() {
   t[static_cast<int>(OpId::eig)] = kernel_entry(OpId::eig, {.eig = &cpu::eig_kernel});
   t[static_cast<int>(OpId::qr)] = kernel_entry(OpId::qr, {.qr = &cpu::qr_kernel});
   t[static_cast<int>(OpId::qr_pivoted)] = kernel_entry(OpId::qr_pivoted, {.qr_pivoted = &cpu::qr_pivoted_kernel});
+  t[static_cast<int>(OpId::qr_append_columns)] = kernel_entry(OpId::qr_append_columns, {.qr_append = &cpu::qr_append_columns_kernel});
   t[static_cast<int>(OpId::solve)] = kernel_entry(OpId::solve, {.solve = &cpu::solve_kernel});
   t[static_cast<int>(OpId::triangular_solve)] = kernel_entry(OpId::triangular_solve, {.triangular_solve = &cpu::triangular_solve_kernel});
   t[static_cast<int>(OpId::cholesky)] = kernel_entry(OpId::cholesky, {.cholesky = &cpu::cholesky_kernel});
@@ -82,7 +83,7 @@ constexpr KernelTable make_cpu_table() {
   t[static_cast<int>(OpId::lu_pivots_to_permutation)] =
       kernel_entry(OpId::lu_pivots_to_permutation, {.pivots = &cpu::pivots_to_permutation_kernel});
   for (OpId op : {
-    OpId::qr_append_columns, OpId::lu, OpId::lu_factor,
+    OpId::lu, OpId::lu_factor,
     OpId::lu_solve, OpId::lu_full_pivot,
     OpId::lstsq, OpId::det, OpId::slogdet, OpId::pinv,
     OpId::matrix_norm, OpId::vector_norm

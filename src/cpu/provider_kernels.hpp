@@ -38,4 +38,7 @@ Tensor matrix_exp_kernel(Session& s, const Tensor& a);
 /// PivotsKernel (src/linalg/pivots.cpp).
 Tensor pivots_to_permutation_kernel(Session& s, const Tensor& pivots, std::int64_t m, std::string_view op);
 
+/// QrAppendKernel on LAPACK geqrf / orgqr (src/linalg/qr_update.cpp).
+QrResult qr_append_columns_kernel(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C);
+
 }  // namespace tenferro::cpu

@@ -1,4 +1,5 @@
-// Appending columns to a reduced QR factorization.
+// Appending columns to a reduced QR factorization: the CPU kernel of qr_append_columns
+// (cpu/provider_kernels.hpp; the front end in src/ops/linalg_qr.cpp).
 //
 // Given A = Q·R (Q [M, K] orthonormal columns) and new columns C [M, P], the QR of
 // [A, C] is [Q, Q2] · [[R, R12], [0, R22]] with R12 = Qᴴ·C and Q2·R22 the QR of the part
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <array>
 
+#include "cpu/provider_kernels.hpp"
 #include "linalg/common.hpp"
 
 namespace tenferro {
@@ -92,45 +94,13 @@ template <class T> QrResult append_typed(Session& s, const Tensor& Qt, const Ten
 }  // namespace
 }  // namespace detail::linalg
 
-namespace {
+namespace cpu {
 
-void check_append(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C) {
-  constexpr std::string_view op = "qr_append_columns";
-  s.check(op);
-  detail::linalg::check_matrix(Q, op, "Q");
-  detail::linalg::check_matrix(R, op, "R");
-  detail::linalg::check_matrix(C, op, "C");
-  for (const Tensor* t : {&Q, &R, &C})
-    if (t->rank() != 2) throw RankError(op, "operands must be unbatched matrices, got " + detail::describe(*t));
-  if (Q.dtype() != R.dtype() || Q.dtype() != C.dtype())
-    throw DTypeError(op, "Q, R and C must have the same dtype, got " + detail::describe(Q) + ", " + detail::describe(R) + ", " + detail::describe(C));
-  if (Q.extent(1) > Q.extent(0)) throw ShapeError(op, "Q must have at most as many columns as rows, got " + detail::describe(Q));
-  if (R.extent(0) != Q.extent(1)) throw ShapeError(op, "R must have Q's column count as rows, got " + detail::describe(Q) + " and " + detail::describe(R));
-  if (C.extent(0) != Q.extent(0)) throw ShapeError(op, "C must have Q's row count, got " + detail::describe(Q) + " and " + detail::describe(C));
-}
-
-QrResult run_append(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C) {
+QrResult qr_append_columns_kernel(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C) {
   return visit_dtype<DTypeSet::inexact>("qr_append_columns", Q.dtype(), [&](auto tag) {
     return detail::linalg::append_typed<typename decltype(tag)::type>(s, Q, R, C);
   });
 }
 
-}  // namespace
-
-QrResult qr_append_columns(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C) {
-  check_append(s, Q, R, C);
-  return run_append(s, Q, R, C);
-}
-
-void qr_append_columns_into(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C, const Tensor& Q_out, const Tensor& R_out) {
-  using detail::linalg::IntoOut;
-  check_append(s, Q, R, C);
-  const std::int64_t m = Q.extent(0), k = Q.extent(1), n = R.extent(1), p = C.extent(1), kk = k + std::min(m - k, p);
-  const IntoOut oq{&Q_out, "Q_out", Q.dtype(), Dims{m, kk}};
-  const IntoOut orr{&R_out, "R_out", Q.dtype(), Dims{kk, n + p}};
-  detail::linalg::check_into(s, "qr_append_columns", {oq, orr}, {&Q, &R, &C});
-  const QrResult r = run_append(s, Q, R, C);
-  detail::linalg::commit_into(s, {oq, orr}, {&r.Q, &r.R});
-}
-
+}  // namespace cpu
 }  // namespace tenferro

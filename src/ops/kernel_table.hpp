@@ -118,6 +118,9 @@ using EigKernel = EigResult (*)(Session& s, const Tensor& a, bool vectors, std::
 /// qr's kernel (src/ops/linalg_qr.cpp): Q and R of every matrix of `a` (validated) in
 /// `mode`, R's diagonal made non-negative when `positive_diagonal`.
 using QrKernel = QrResult (*)(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal);
+/// qr_append_columns's kernel: the reduced QR of [Q·R, C] from Q, R and the new columns
+/// C (validated: unbatched matrices of one dtype and matching extents).
+using QrAppendKernel = QrResult (*)(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C);
 /// qr_pivoted's kernel: Q, R, the column permutation and the numerical rank at `rtol`
 /// (negative: max(m, n)·eps) of every matrix of `a` (validated, finite).
 using PivotedQrKernel = PivotedQrResult (*)(Session& s, const Tensor& a, double rtol);
@@ -191,6 +194,7 @@ union KernelFn {
   EigKernel eig;
   QrKernel qr;
   PivotedQrKernel qr_pivoted;
+  QrAppendKernel qr_append;
   SolveKernel solve;
   TriangularSolveKernel triangular_solve;
   CholeskyKernel cholesky;
