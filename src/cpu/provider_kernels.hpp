@@ -41,4 +41,9 @@ Tensor pivots_to_permutation_kernel(Session& s, const Tensor& pivots, std::int64
 /// QrAppendKernel on LAPACK geqrf / orgqr (src/linalg/qr_update.cpp).
 QrResult qr_append_columns_kernel(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C);
 
+/// LstsqKernel on LAPACK gels / gelsd (src/linalg/lstsq.cpp).
+LstsqResult lstsq_kernel(Session& s, const Tensor& a, const detail::linalg::Rhs& rhs, const Tensor& b, LstsqDriver driver, double rcond);
+/// PinvKernel on the SVD (src/linalg/lstsq.cpp).
+Tensor pinv_kernel(Session& s, const Tensor& a, double rtol);
+
 }  // namespace tenferro::cpu

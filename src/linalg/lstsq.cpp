@@ -1,8 +1,10 @@
-// Least squares (LAPACK gels for full rank, gelsd for any rank) and the pseudo-inverse
-// (through the SVD).
+// The CPU's least-squares kernels (cpu/provider_kernels.hpp; the front ends in
+// src/ops/linalg_lstsq.cpp): LAPACK gels for full rank, gelsd for any rank, and the
+// pseudo-inverse through the SVD.
 #include <algorithm>
 #include <limits>
 
+#include "cpu/provider_kernels.hpp"
 #include "linalg/solve_common.hpp"
 
 namespace tenferro {
@@ -118,69 +120,17 @@ template <class T> Tensor pinv_typed(Session& s, const Tensor& a, double rtol) {
 }  // namespace
 }  // namespace detail::linalg
 
-namespace {
+namespace cpu {
 
-detail::linalg::Rhs check_lstsq(Session& s, const Tensor& a, const Tensor& b, LstsqDriver driver, double rcond) {
-  constexpr std::string_view op = "lstsq";
-  s.check(op);
-  detail::linalg::check_matrix(a, op);
-  detail::require_enum(driver, LstsqDriver::svd, op, "LstsqDriver");
-  if (std::isnan(rcond)) throw ArgumentError(op, "rcond must not be NaN");
-  auto rhs = detail::linalg::check_rhs(a, b, op, a.extent(0), false);
-  detail::linalg::require_finite(s, a, op);
-  detail::linalg::require_finite(s, rhs.mat(), op);
-  return rhs;
-}
-
-LstsqResult run_lstsq(Session& s, const Tensor& a, const detail::linalg::Rhs& rhs, const Tensor& b, LstsqDriver driver, double rcond) {
+LstsqResult lstsq_kernel(Session& s, const Tensor& a, const detail::linalg::Rhs& rhs, const Tensor& b, LstsqDriver driver, double rcond) {
   return visit_dtype<DTypeSet::inexact>("lstsq", a.dtype(), [&](auto tag) {
     return detail::linalg::lstsq_typed<typename decltype(tag)::type>(s, a, rhs, b, driver, rcond);
   });
 }
 
-void check_pinv(Session& s, const Tensor& a, double rtol) {
-  constexpr std::string_view op = "pinv";
-  s.check(op);
-  detail::linalg::check_matrix(a, op);
-  if (std::isnan(rtol)) throw ArgumentError(op, "rtol must not be NaN");
-  detail::linalg::require_finite(s, a, op);
-}
-
-Tensor run_pinv(Session& s, const Tensor& a, double rtol) {
+Tensor pinv_kernel(Session& s, const Tensor& a, double rtol) {
   return visit_dtype<DTypeSet::inexact>("pinv", a.dtype(), [&](auto tag) { return detail::linalg::pinv_typed<typename decltype(tag)::type>(s, a, rtol); });
 }
 
-}  // namespace
-
-LstsqResult lstsq(Session& s, const Tensor& a, const Tensor& b, LstsqDriver driver, double rcond) {
-  const auto rhs = check_lstsq(s, a, b, driver, rcond);
-  return run_lstsq(s, a, rhs, b, driver, rcond);
-}
-
-void lstsq_into(Session& s, const Tensor& a, const Tensor& b, const Tensor& X, const Tensor& rank, const Tensor& S, LstsqDriver driver,
-                double rcond) {
-  using detail::linalg::IntoOut;
-  const auto rhs = check_lstsq(s, a, b, driver, rcond);
-  Dims xs = b.shape();
-  xs[0] = a.extent(1);
-  const IntoOut ox{&X, "X", a.dtype(), xs}, ork{&rank, "rank", DType::i64, detail::linalg::batch_shape(a)},
-      os{&S, "S", real_dtype(a.dtype()), detail::linalg::vector_shape(std::min(a.extent(0), a.extent(1)), a), driver == LstsqDriver::svd};
-  detail::linalg::check_into(s, "lstsq", {ox, ork, os}, {&a, &b});
-  const LstsqResult r = run_lstsq(s, a, rhs, b, driver, rcond);
-  detail::linalg::commit_into(s, {ox, ork, os}, {&r.X, &r.rank, &r.S});
-}
-
-Tensor pinv(Session& s, const Tensor& a, double rtol) {
-  check_pinv(s, a, rtol);
-  return run_pinv(s, a, rtol);
-}
-
-void pinv_into(Session& s, const Tensor& a, const Tensor& out, double rtol) {
-  check_pinv(s, a, rtol);
-  const detail::linalg::IntoOut o{&out, "out", a.dtype(), detail::linalg::matrix_shape(a.extent(1), a.extent(0), a)};
-  detail::linalg::check_into(s, "pinv", {o}, {&a});
-  const Tensor x = run_pinv(s, a, rtol);
-  detail::linalg::commit_into(s, {o}, {&x});
-}
-
+}  // namespace cpu
 }  // namespace tenferro

@@ -139,6 +139,13 @@ using CholeskyKernel = Tensor (*)(Session& s, const Tensor& a, Triangle tri);
 /// inv's kernel: the inverse of every square matrix of `a`; NumericalError when singular.
 using InvKernel = Tensor (*)(Session& s, const Tensor& a);
 
+/// lstsq's kernel (src/ops/linalg_lstsq.cpp): the least-squares solution, rank (and, for
+/// the SVD driver, singular values) of a·x = b for every matrix of `a` (validated,
+/// finite, as is b), singular values below rcond·σ₁ treated as zero.
+using LstsqKernel = LstsqResult (*)(Session& s, const Tensor& a, const linalg::Rhs& rhs, const Tensor& b, LstsqDriver driver, double rcond);
+/// pinv's kernel: the pseudo-inverse of every matrix of `a` (validated, finite),
+/// singular values below rtol·σ₁ (negative: max(m, n)·eps) treated as zero.
+using PinvKernel = Tensor (*)(Session& s, const Tensor& a, double rtol);
 /// matrix_exp's kernel (src/ops/linalg_misc.cpp): e^A of every square, finite matrix.
 using MatrixExpKernel = Tensor (*)(Session& s, const Tensor& a);
 /// lu_pivots_to_permutation's kernel: the [m, batch...] permutation the i64 row
@@ -200,6 +207,8 @@ union KernelFn {
   CholeskyKernel cholesky;
   InvKernel inv;
   MatrixExpKernel matrix_exp;
+  LstsqKernel lstsq;
+  PinvKernel pinv;
   PivotsKernel pivots;
   VdotKernel vdot;
   AxpbyKernel axpby;
