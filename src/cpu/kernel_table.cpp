@@ -81,14 +81,15 @@ constexpr KernelTable make_cpu_table() {
   t[static_cast<int>(OpId::inv)] = kernel_entry(OpId::inv, {.inv = &cpu::inv_kernel});
   t[static_cast<int>(OpId::lstsq)] = kernel_entry(OpId::lstsq, {.lstsq = &cpu::lstsq_kernel});
   t[static_cast<int>(OpId::pinv)] = kernel_entry(OpId::pinv, {.pinv = &cpu::pinv_kernel});
+  t[static_cast<int>(OpId::matrix_norm)] = kernel_entry(OpId::matrix_norm, {.matrix_norm = &cpu::matrix_norm_kernel});
+  t[static_cast<int>(OpId::vector_norm)] = kernel_entry(OpId::vector_norm, {.vector_norm = &cpu::vector_norm_kernel});
   t[static_cast<int>(OpId::matrix_exp)] = kernel_entry(OpId::matrix_exp, {.matrix_exp = &cpu::matrix_exp_kernel});
   t[static_cast<int>(OpId::lu_pivots_to_permutation)] =
       kernel_entry(OpId::lu_pivots_to_permutation, {.pivots = &cpu::pivots_to_permutation_kernel});
   for (OpId op : {
     OpId::lu, OpId::lu_factor,
     OpId::lu_solve, OpId::lu_full_pivot,
-    OpId::det, OpId::slogdet,
-    OpId::matrix_norm, OpId::vector_norm
+    OpId::det, OpId::slogdet
   }) t[static_cast<int>(op)] = kernel_entry(op);
   // einsum
   for (OpId op : {

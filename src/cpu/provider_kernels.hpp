@@ -46,4 +46,9 @@ LstsqResult lstsq_kernel(Session& s, const Tensor& a, const detail::linalg::Rhs&
 /// PinvKernel on the SVD (src/linalg/lstsq.cpp).
 Tensor pinv_kernel(Session& s, const Tensor& a, double rtol);
 
+/// MatrixNormKernel (src/linalg/norms.cpp; the SVD for nuclear and spectral).
+Tensor matrix_norm_kernel(Session& s, const Tensor& a, MatrixNorm kind);
+/// VectorNormKernel (src/linalg/norms.cpp).
+Tensor vector_norm_kernel(Session& s, const Tensor& x, double p);
+
 }  // namespace tenferro::cpu

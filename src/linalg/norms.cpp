@@ -1,8 +1,11 @@
-// Matrix norms (Frobenius, nuclear, spectral, 1, inf) and vector p-norms along axis 0.
+// The CPU's norm kernels (cpu/provider_kernels.hpp; the front ends in
+// src/ops/linalg_norms.cpp): matrix norms (Frobenius, nuclear, spectral, 1, inf) and
+// vector p-norms along axis 0.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "cpu/provider_kernels.hpp"
 #include "linalg/solve_common.hpp"
 
 namespace tenferro {
@@ -142,73 +145,19 @@ template <class T> Tensor vector_norm_typed(Session& s, const Tensor& x, double 
 }  // namespace
 }  // namespace detail::linalg
 
-namespace {
+namespace cpu {
 
-void check_matrix_norm(Session& s, const Tensor& a, MatrixNorm kind) {
-  constexpr std::string_view op = "matrix_norm";
-  s.check(op);
-  detail::linalg::check_matrix(a, op);
-  detail::require_enum(kind, MatrixNorm::inf, op, "MatrixNorm");
-  switch (kind) {
-    case MatrixNorm::frobenius:
-    case MatrixNorm::one:
-    case MatrixNorm::inf: break;
-    case MatrixNorm::nuclear:
-    case MatrixNorm::spectral: detail::linalg::require_finite(s, a, op); break;
-  }
-}
-
-Tensor run_matrix_norm(Session& s, const Tensor& a, MatrixNorm kind) {
+Tensor matrix_norm_kernel(Session& s, const Tensor& a, MatrixNorm kind) {
   return visit_dtype<DTypeSet::inexact>("matrix_norm", a.dtype(), [&](auto tag) {
     return detail::linalg::matrix_norm_typed<typename decltype(tag)::type>(s, a, kind);
   });
 }
 
-void check_vector_norm(Session& s, const Tensor& x, double p) {
-  constexpr std::string_view op = "vector_norm";
-  s.check(op);
-  detail::require_cpu_tensor(x, op, "x");
-  if (x.rank() < 1) throw RankError(op, "x must have rank >= 1 ([N, batch...]), got " + detail::describe(x));
-  if (std::isnan(p)) throw ArgumentError(op, "p must not be NaN");
-  // The dtype check of the allocating form (visit below) runs before any output check.
-  if (!is_inexact(x.dtype())) detail::throw_dtype_not_in_set(op, x.dtype(), DTypeSet::inexact);
-}
-
-Tensor run_vector_norm(Session& s, const Tensor& x, double p) {
+Tensor vector_norm_kernel(Session& s, const Tensor& x, double p) {
   return visit_dtype<DTypeSet::inexact>("vector_norm", x.dtype(), [&](auto tag) {
     return detail::linalg::vector_norm_typed<typename decltype(tag)::type>(s, x, p);
   });
 }
 
-}  // namespace
-
-Tensor matrix_norm(Session& s, const Tensor& a, MatrixNorm kind) {
-  check_matrix_norm(s, a, kind);
-  return run_matrix_norm(s, a, kind);
-}
-
-void matrix_norm_into(Session& s, const Tensor& a, const Tensor& out, MatrixNorm kind) {
-  check_matrix_norm(s, a, kind);
-  const detail::linalg::IntoOut o{&out, "out", real_dtype(a.dtype()), detail::linalg::batch_shape(a)};
-  detail::linalg::check_into(s, "matrix_norm", {o}, {&a});
-  const Tensor r = run_matrix_norm(s, a, kind);
-  detail::linalg::commit_into(s, {o}, {&r});
-}
-
-Tensor vector_norm(Session& s, const Tensor& x, double p) {
-  check_vector_norm(s, x, p);
-  return run_vector_norm(s, x, p);
-}
-
-void vector_norm_into(Session& s, const Tensor& x, const Tensor& out, double p) {
-  check_vector_norm(s, x, p);
-  Dims shape;
-  shape.resize(x.rank() - 1);
-  for (int i = 1; i < x.rank(); ++i) shape[i - 1] = x.extent(i);
-  const detail::linalg::IntoOut o{&out, "out", real_dtype(x.dtype()), shape};
-  detail::linalg::check_into(s, "vector_norm", {o}, {&x});
-  const Tensor r = run_vector_norm(s, x, p);
-  detail::linalg::commit_into(s, {o}, {&r});
-}
-
+}  // namespace cpu
 }  // namespace tenferro

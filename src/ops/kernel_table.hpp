@@ -146,6 +146,12 @@ using LstsqKernel = LstsqResult (*)(Session& s, const Tensor& a, const linalg::R
 /// pinv's kernel: the pseudo-inverse of every matrix of `a` (validated, finite),
 /// singular values below rtol·σ₁ (negative: max(m, n)·eps) treated as zero.
 using PinvKernel = Tensor (*)(Session& s, const Tensor& a, double rtol);
+/// matrix_norm's kernel (src/ops/linalg_norms.cpp): the `kind` norm of every matrix of
+/// `a` (validated; finite for the SVD-based nuclear and spectral norms), real dtype.
+using MatrixNormKernel = Tensor (*)(Session& s, const Tensor& a, MatrixNorm kind);
+/// vector_norm's kernel: the p-norm along axis 0 (p may be ±inf or 0) of x (validated:
+/// rank >= 1, inexact dtype), real dtype.
+using VectorNormKernel = Tensor (*)(Session& s, const Tensor& x, double p);
 /// matrix_exp's kernel (src/ops/linalg_misc.cpp): e^A of every square, finite matrix.
 using MatrixExpKernel = Tensor (*)(Session& s, const Tensor& a);
 /// lu_pivots_to_permutation's kernel: the [m, batch...] permutation the i64 row
@@ -209,6 +215,8 @@ union KernelFn {
   MatrixExpKernel matrix_exp;
   LstsqKernel lstsq;
   PinvKernel pinv;
+  MatrixNormKernel matrix_norm;
+  VectorNormKernel vector_norm;
   PivotsKernel pivots;
   VdotKernel vdot;
   AxpbyKernel axpby;
