@@ -67,8 +67,7 @@ constexpr KernelTable make_cpu_table() {
   for (OpId op : {
     OpId::fft, OpId::ifft, OpId::rfft, OpId::irfft
   }) t[static_cast<int>(op)] = kernel_entry(op, {.fft = &cpu::fft_kernel});
-  // linalg: LAPACK (cpu/provider_kernels.hpp; the front ends in src/ops/linalg_*.cpp);
-  // the rows whose front end is still in src/linalg record capability only
+  // linalg: LAPACK (cpu/provider_kernels.hpp; the front ends in src/ops/linalg_*.cpp)
   t[static_cast<int>(OpId::svd)] = kernel_entry(OpId::svd, {.svd = &cpu::svd_kernel});
   t[static_cast<int>(OpId::eigh)] = kernel_entry(OpId::eigh, {.eigh = &cpu::eigh_kernel});
   t[static_cast<int>(OpId::eig)] = kernel_entry(OpId::eig, {.eig = &cpu::eig_kernel});
@@ -86,11 +85,13 @@ constexpr KernelTable make_cpu_table() {
   t[static_cast<int>(OpId::matrix_exp)] = kernel_entry(OpId::matrix_exp, {.matrix_exp = &cpu::matrix_exp_kernel});
   t[static_cast<int>(OpId::lu_pivots_to_permutation)] =
       kernel_entry(OpId::lu_pivots_to_permutation, {.pivots = &cpu::pivots_to_permutation_kernel});
+  t[static_cast<int>(OpId::lu)] = kernel_entry(OpId::lu, {.lu = &cpu::lu_kernel});
+  t[static_cast<int>(OpId::lu_factor)] = kernel_entry(OpId::lu_factor, {.lu_factor = &cpu::lu_factor_kernel});
+  t[static_cast<int>(OpId::lu_solve)] = kernel_entry(OpId::lu_solve, {.lu_solve = &cpu::lu_solve_kernel});
+  t[static_cast<int>(OpId::lu_full_pivot)] = kernel_entry(OpId::lu_full_pivot, {.lu_full_pivot = &cpu::lu_full_pivot_kernel});
   for (OpId op : {
-    OpId::lu, OpId::lu_factor,
-    OpId::lu_solve, OpId::lu_full_pivot,
     OpId::det, OpId::slogdet
-  }) t[static_cast<int>(op)] = kernel_entry(op);
+  }) t[static_cast<int>(op)] = kernel_entry(op, {.det = &cpu::det_kernel});
   // einsum
   for (OpId op : {
     OpId::einsum

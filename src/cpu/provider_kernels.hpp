@@ -51,4 +51,15 @@ Tensor matrix_norm_kernel(Session& s, const Tensor& a, MatrixNorm kind);
 /// VectorNormKernel (src/linalg/norms.cpp).
 Tensor vector_norm_kernel(Session& s, const Tensor& x, double p);
 
+/// LuKernel on LAPACK getrf (src/linalg/lu.cpp).
+LuResult lu_kernel(Session& s, const Tensor& a);
+/// LuFactorKernel on LAPACK getrf (src/linalg/lu.cpp).
+LuFactorResult lu_factor_kernel(Session& s, const Tensor& a);
+/// LuSolveKernel on LAPACK getrs (src/linalg/lu.cpp).
+Tensor lu_solve_kernel(Session& s, const LuFactorResult& f, const detail::linalg::Rhs& rhs, const Tensor& b);
+/// FullPivLuKernel: batched complete pivoting as LAPACK getc2 does (src/linalg/lu.cpp).
+FullPivLuResult lu_full_pivot_kernel(Session& s, const Tensor& a);
+/// DetKernel from the LU diagonal (src/linalg/lu.cpp).
+void det_kernel(Session& s, const Tensor& a, Tensor* det, Tensor* sign, Tensor* logabs, std::string_view op);
+
 }  // namespace tenferro::cpu

@@ -7,15 +7,6 @@
 
 namespace tenferro::detail::linalg {
 
-MatrixShape check_matrix(const Tensor& a, std::string_view op, std::string_view what) {
-  require_cpu_tensor(a, op, what);
-  return matrix_infer(a, op, what);
-}
-
-void require_into(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape) {
-  require_output(out, op, dtype, shape);
-}
-
 std::int64_t batch_offset(const Tensor& a, std::int64_t b) noexcept {
   std::int64_t off = 0;
   for (int i = 2; i < a.rank() && b; ++i) {

@@ -1,7 +1,7 @@
 #pragma once
-// Shared machinery of the linalg family: operand validation, packing strided inputs into
-// column-major LAPACK buffers, pooled workspace, the workspace-size cache and the batch
-// driver.
+// Shared machinery of the CPU's linalg kernels: packing strided inputs into column-major
+// LAPACK buffers, pooled workspace, the workspace-size cache and the batch driver (the
+// operand validation is the op layer's: ops/linalg.hpp).
 //
 // Note [Linalg batch driver]
 // A call with B batches runs f(b, workspace) for b in [0, B). The fork decision is the
@@ -30,11 +30,6 @@
 #include "tenferro/linalg.hpp"
 
 namespace tenferro::detail::linalg {
-
-/// The CPU's matrix operand check: defined and on the CPU, then matrix_infer.
-MatrixShape check_matrix(const Tensor& a, std::string_view op, std::string_view what = "a");
-/// Validates `out` for an `_into` form (dtype, shape, writable, not self-overlapping).
-void require_into(const Tensor& out, std::string_view op, DType dtype, std::span<const std::int64_t> shape);
 
 /// A new compact result (session pool).
 inline Tensor new_result(std::span<const std::int64_t> shape, DType d) { return Tensor::empty(shape, d); }

@@ -1,10 +1,13 @@
-// LU factorizations: partial pivoting (LAPACK getrf) as (P, L, U) or packed with pivots,
+// The CPU's LU kernels (cpu/provider_kernels.hpp; the front ends in
+// src/ops/linalg_lu.cpp). LU factorizations: partial pivoting (LAPACK getrf) as (P, L, U)
+// or packed with pivots,
 // lu_solve (getrs), det and slogdet from the LU diagonal, and full-pivot LU (complete
 // pivoting as LAPACK getc2 does, written here so it runs on any batch).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "cpu/provider_kernels.hpp"
 #include "linalg/solve_common.hpp"
 
 namespace tenferro {
@@ -233,39 +236,20 @@ std::int64_t batch_offset_vec(const Tensor& v, std::int64_t b) noexcept {
 
 }  // namespace detail::linalg
 
-namespace {
-void check_square_matrix(Session& s, const Tensor& a, std::string_view op) {
-  s.check(op);
-  detail::linalg::check_matrix(a, op);
-  detail::linalg::require_square(a, op);
-}
-}  // namespace
+namespace cpu {
 
-namespace {
-
-void check_lu(Session& s, const Tensor& a, std::string_view op) {
-  s.check(op);
-  detail::linalg::check_matrix(a, op);
-}
-
-LuResult run_lu(Session& s, const Tensor& a) {
+LuResult lu_kernel(Session& s, const Tensor& a) {
   return visit_dtype<DTypeSet::inexact>("lu", a.dtype(), [&](auto tag) { return detail::linalg::lu_typed<typename decltype(tag)::type>(s, a); });
 }
 
-LuFactorResult run_lu_factor(Session& s, const Tensor& a) {
+LuFactorResult lu_factor_kernel(Session& s, const Tensor& a) {
   return visit_dtype<DTypeSet::inexact>("lu_factor", a.dtype(),
                                         [&](auto tag) { return detail::linalg::lu_factor_typed<typename decltype(tag)::type>(s, a); });
 }
 
-detail::linalg::Rhs check_lu_solve(Session& s, const LuFactorResult& f, const Tensor& b) {
+Tensor lu_solve_kernel(Session& s, const LuFactorResult& f, const detail::linalg::Rhs& rhs, const Tensor& b) {
   constexpr std::string_view op = "lu_solve";
-  check_square_matrix(s, f.LU, op);
   const std::int64_t n = f.LU.extent(0);
-  detail::require_cpu_tensor(f.pivots, op, "pivots");
-  if (f.pivots.dtype() != DType::i64) throw DTypeError(op, "pivots must be i64, got " + detail::describe(f.pivots));
-  bool ok = f.pivots.rank() == f.LU.rank() - 1 && f.pivots.extent(0) == n;
-  for (int i = 2; ok && i < f.LU.rank(); ++i) ok = f.pivots.extent(i - 1) == f.LU.extent(i);
-  if (!ok) throw ShapeError(op, "pivots must be [N, batch...] for LU " + detail::describe(f.LU) + ", got " + detail::describe(f.pivots));
   // Pivot values: row i may only be swapped with a row i..n-1 (LAPACK's contract).
   const std::int64_t nb = f.pivots.numel() / std::max<std::int64_t>(1, n);
   for (std::int64_t bi = 0; bi < nb; ++bi) {
@@ -275,118 +259,18 @@ detail::linalg::Rhs check_lu_solve(Session& s, const LuFactorResult& f, const Te
         throw ArgumentError(op, "pivot " + std::to_string(v) + " at position " + std::to_string(i) + " of batch " + std::to_string(bi) +
                                     " is out of range [" + std::to_string(i) + ", " + std::to_string(n) + ")");
   }
-  return detail::linalg::check_rhs(f.LU, b, op, n, false);
-}
-
-Tensor run_lu_solve(Session& s, const LuFactorResult& f, const detail::linalg::Rhs& rhs, const Tensor& b) {
-  return visit_dtype<DTypeSet::inexact>("lu_solve", f.LU.dtype(),
+  return visit_dtype<DTypeSet::inexact>(op, f.LU.dtype(),
                                         [&](auto tag) { return detail::linalg::lu_solve_typed<typename decltype(tag)::type>(s, f, rhs, b); });
 }
 
-FullPivLuResult run_lu_full(Session& s, const Tensor& a) {
+FullPivLuResult lu_full_pivot_kernel(Session& s, const Tensor& a) {
   return visit_dtype<DTypeSet::inexact>("lu_full_pivot", a.dtype(),
                                         [&](auto tag) { return detail::linalg::lu_full_typed<typename decltype(tag)::type>(s, a); });
 }
 
-// det (det != null) or slogdet (sign, logabs != null) into fresh results.
-void run_det(Session& s, const Tensor& a, Tensor* d, Tensor* sign, Tensor* logabs, std::string_view op) {
+void det_kernel(Session& s, const Tensor& a, Tensor* d, Tensor* sign, Tensor* logabs, std::string_view op) {
   visit_dtype<DTypeSet::inexact>(op, a.dtype(), [&](auto tag) { detail::linalg::det_typed<typename decltype(tag)::type>(s, a, d, sign, logabs); });
 }
 
-}  // namespace
-
-LuResult lu(Session& s, const Tensor& a) {
-  check_lu(s, a, "lu");
-  return run_lu(s, a);
-}
-
-void lu_into(Session& s, const Tensor& a, const Tensor& P, const Tensor& L, const Tensor& U) {
-  using detail::linalg::IntoOut;
-  using detail::linalg::matrix_shape;
-  check_lu(s, a, "lu");
-  const std::int64_t m = a.extent(0), n = a.extent(1), k = std::min(m, n);
-  const IntoOut op{&P, "P", a.dtype(), matrix_shape(m, m, a)}, ol{&L, "L", a.dtype(), matrix_shape(m, k, a)},
-      ou{&U, "U", a.dtype(), matrix_shape(k, n, a)};
-  detail::linalg::check_into(s, "lu", {op, ol, ou}, {&a});
-  const LuResult r = run_lu(s, a);
-  detail::linalg::commit_into(s, {op, ol, ou}, {&r.P, &r.L, &r.U});
-}
-
-LuFactorResult lu_factor(Session& s, const Tensor& a) {
-  check_lu(s, a, "lu_factor");
-  return run_lu_factor(s, a);
-}
-
-void lu_factor_into(Session& s, const Tensor& a, const Tensor& LU, const Tensor& pivots) {
-  using detail::linalg::IntoOut;
-  check_lu(s, a, "lu_factor");
-  const IntoOut olu{&LU, "LU", a.dtype(), a.shape()};
-  const IntoOut op{&pivots, "pivots", DType::i64, detail::linalg::vector_shape(std::min(a.extent(0), a.extent(1)), a)};
-  detail::linalg::check_into(s, "lu_factor", {olu, op}, {&a});
-  const LuFactorResult r = run_lu_factor(s, a);
-  detail::linalg::commit_into(s, {olu, op}, {&r.LU, &r.pivots});
-}
-
-Tensor lu_solve(Session& s, const LuFactorResult& f, const Tensor& b) {
-  const auto rhs = check_lu_solve(s, f, b);
-  return run_lu_solve(s, f, rhs, b);
-}
-
-void lu_solve_into(Session& s, const LuFactorResult& f, const Tensor& b, const Tensor& out) {
-  const auto rhs = check_lu_solve(s, f, b);
-  const detail::linalg::IntoOut o{&out, "out", b.dtype(), b.shape()};
-  detail::linalg::check_into(s, "lu_solve", {o}, {&f.LU, &f.pivots, &b});
-  const Tensor x = run_lu_solve(s, f, rhs, b);
-  detail::linalg::commit_into(s, {o}, {&x});
-}
-
-FullPivLuResult lu_full_pivot(Session& s, const Tensor& a) {
-  check_square_matrix(s, a, "lu_full_pivot");
-  return run_lu_full(s, a);
-}
-
-void lu_full_pivot_into(Session& s, const Tensor& a, const Tensor& P, const Tensor& L, const Tensor& U, const Tensor& Q) {
-  using detail::linalg::IntoOut;
-  check_square_matrix(s, a, "lu_full_pivot");
-  const Dims sh = a.shape();
-  const IntoOut op{&P, "P", a.dtype(), sh}, ol{&L, "L", a.dtype(), sh}, ou{&U, "U", a.dtype(), sh}, oq{&Q, "Q", a.dtype(), sh};
-  detail::linalg::check_into(s, "lu_full_pivot", {op, ol, ou, oq}, {&a});
-  const FullPivLuResult r = run_lu_full(s, a);
-  detail::linalg::commit_into(s, {op, ol, ou, oq}, {&r.P, &r.L, &r.U, &r.Q});
-}
-
-Tensor det(Session& s, const Tensor& a) {
-  check_square_matrix(s, a, "det");
-  Tensor d;
-  run_det(s, a, &d, nullptr, nullptr, "det");
-  return d;
-}
-
-void det_into(Session& s, const Tensor& a, const Tensor& out) {
-  check_square_matrix(s, a, "det");
-  const detail::linalg::IntoOut o{&out, "out", a.dtype(), detail::linalg::batch_shape(a)};
-  detail::linalg::check_into(s, "det", {o}, {&a});
-  Tensor d;
-  run_det(s, a, &d, nullptr, nullptr, "det");
-  detail::linalg::commit_into(s, {o}, {&d});
-}
-
-SlogdetResult slogdet(Session& s, const Tensor& a) {
-  check_square_matrix(s, a, "slogdet");
-  SlogdetResult r;
-  run_det(s, a, nullptr, &r.sign, &r.logabsdet, "slogdet");
-  return r;
-}
-
-void slogdet_into(Session& s, const Tensor& a, const Tensor& sign, const Tensor& logabsdet) {
-  using detail::linalg::IntoOut;
-  check_square_matrix(s, a, "slogdet");
-  const Dims bs = detail::linalg::batch_shape(a);
-  const IntoOut os{&sign, "sign", a.dtype(), bs}, ol{&logabsdet, "logabsdet", real_dtype(a.dtype()), bs};
-  detail::linalg::check_into(s, "slogdet", {os, ol}, {&a});
-  SlogdetResult r;
-  run_det(s, a, nullptr, &r.sign, &r.logabsdet, "slogdet");
-  detail::linalg::commit_into(s, {os, ol}, {&r.sign, &r.logabsdet});
-}
-
+}  // namespace cpu
 }  // namespace tenferro

@@ -9,11 +9,6 @@
 namespace tenferro {
 namespace detail::linalg {
 
-Rhs check_rhs(const Tensor& a, const Tensor& b, std::string_view op, std::int64_t rows, bool right_side) {
-  require_cpu_tensor(b, op, "b");
-  return rhs_infer(a, b, op, rows, right_side);
-}
-
 namespace {
 
 template <class T> Tensor solve_typed(Session& s, const Tensor& a, const Rhs& rhs, const Tensor& b, std::string_view op) {

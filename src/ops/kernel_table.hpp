@@ -10,12 +10,11 @@
 // UnsupportedError naming the op and the device (throw_unsupported_on), never a silent
 // fallback to another device. A kernel entry of a family whose front end lives in
 // src/ops carries the kernel itself (KernelFn, one member per kernel signature), and
-// that front end dispatches through kernel_for(session, op, dtype): so far the
-// reductions (src/ops/reduce.cpp), the elementwise and analytic ops (elementwise.cpp),
-// the conversions (conversion.cpp), the ops along one axis (along_axis.cpp), BLAS-1
-// (blas1.cpp) and the structural ops (structural.cpp, structural_fill.cpp,
-// structural_join.cpp); the other entries
-// record capability only, and their CPU code is still called directly. A backend's
+// that front end dispatches through kernel_for(session, op, dtype): every family
+// but contraction (dot_general, grouped_gemm: src/cpu/dot.cpp) and einsum, whose
+// entries record capability only and whose CPU code is still called directly. Kernels
+// a provider library implements in its family folder (FFTW, LAPACK) are declared for
+// the CPU table in src/cpu/provider_kernels.hpp. A backend's
 // table is built at compile time from its per-family kernel lookups (e.g.
 // cpu::reduce_kernel, cpu::elementwise_kernel), which fail to compile for a row of the
 // family that lacks its kernel.
@@ -152,6 +151,19 @@ using MatrixNormKernel = Tensor (*)(Session& s, const Tensor& a, MatrixNorm kind
 /// vector_norm's kernel: the p-norm along axis 0 (p may be ±inf or 0) of x (validated:
 /// rank >= 1, inexact dtype), real dtype.
 using VectorNormKernel = Tensor (*)(Session& s, const Tensor& x, double p);
+/// lu's kernel (src/ops/linalg_lu.cpp): P, L, U with P·A = L·U (partial pivoting) of
+/// every matrix of `a` (validated).
+using LuKernel = LuResult (*)(Session& s, const Tensor& a);
+/// lu_factor's kernel: the packed LU and the 0-based row interchanges (i64).
+using LuFactorKernel = LuFactorResult (*)(Session& s, const Tensor& a);
+/// lu_solve's kernel: x with A·x = b from A's packed LU (validated shapes and dtypes);
+/// ArgumentError for a pivot value outside [i, n), checked before anything is computed.
+using LuSolveKernel = Tensor (*)(Session& s, const LuFactorResult& f, const linalg::Rhs& rhs, const Tensor& b);
+/// lu_full_pivot's kernel: P, L, U, Q with P·A·Q = L·U (complete pivoting).
+using FullPivLuKernel = FullPivLuResult (*)(Session& s, const Tensor& a);
+/// det's and slogdet's kernel: the determinant into *det, or its sign and log-magnitude
+/// into *sign and *logabs (the other pointers null), of every square matrix of `a`.
+using DetKernel = void (*)(Session& s, const Tensor& a, Tensor* det, Tensor* sign, Tensor* logabs, std::string_view op);
 /// matrix_exp's kernel (src/ops/linalg_misc.cpp): e^A of every square, finite matrix.
 using MatrixExpKernel = Tensor (*)(Session& s, const Tensor& a);
 /// lu_pivots_to_permutation's kernel: the [m, batch...] permutation the i64 row
@@ -217,6 +229,11 @@ union KernelFn {
   PinvKernel pinv;
   MatrixNormKernel matrix_norm;
   VectorNormKernel vector_norm;
+  LuKernel lu;
+  LuFactorKernel lu_factor;
+  LuSolveKernel lu_solve;
+  FullPivLuKernel lu_full_pivot;
+  DetKernel det;
   PivotsKernel pivots;
   VdotKernel vdot;
   AxpbyKernel axpby;
