@@ -25,6 +25,12 @@ MatrixShape matrix_infer(const Tensor& a, std::string_view op, std::string_view 
   return r;
 }
 
+MatrixShape check_matrix_operand(Session& s, const Tensor& a, std::string_view op) {
+  s.check(op);
+  require_tensor_on(a, s.device(), op, "a");
+  return matrix_infer(a, op);
+}
+
 void require_square(const Tensor& a, std::string_view op, std::string_view what) {
   if (a.extent(0) != a.extent(1))
     throw ShapeError(op, std::string(what) + " must be square in its first two axes, got " + describe(a));

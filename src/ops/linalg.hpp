@@ -22,6 +22,9 @@ struct MatrixShape {
 /// Checks a matrix operand from its metadata (defined, rank >= 2, inexact dtype, extents
 /// within LAPACK's 32-bit range; the device is the front end's check). `what` names it.
 MatrixShape matrix_infer(const Tensor& a, std::string_view op, std::string_view what = "a");
+/// The matrix operand of a front end: s.check(op), `a` defined and on the session's
+/// device, then matrix_infer.
+MatrixShape check_matrix_operand(Session& s, const Tensor& a, std::string_view op);
 /// ShapeError unless the matrix is square.
 void require_square(const Tensor& a, std::string_view op, std::string_view what = "a");
 /// ShapeError unless a and b have the same batch axes (axes 2...); DTypeError unless

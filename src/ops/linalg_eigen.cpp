@@ -14,9 +14,7 @@ namespace {
 /// Checks a square matrix operand from its metadata and returns the kernel of `op`,
 /// after the finiteness data check.
 template <class K> K square_finite(Session& s, const Tensor& a, OpId id, K detail::KernelFn::*member, std::string_view op) {
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   detail::linalg::require_square(a, op);
   const K k = detail::kernel_for(s, id, a.dtype()).fn.*member;
   detail::linalg::require_finite(s, a, op);

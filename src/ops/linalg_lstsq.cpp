@@ -15,9 +15,7 @@ namespace {
 
 detail::linalg::Rhs check_lstsq(Session& s, const Tensor& a, const Tensor& b, LstsqDriver driver, double rcond) {
   constexpr std::string_view op = "lstsq";
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   detail::require_enum(driver, LstsqDriver::svd, op, "LstsqDriver");
   if (std::isnan(rcond)) throw ArgumentError(op, "rcond must not be NaN");
   detail::require_tensor_on(b, s.device(), op, "b");
@@ -29,9 +27,7 @@ detail::linalg::Rhs check_lstsq(Session& s, const Tensor& a, const Tensor& b, Ls
 
 detail::PinvKernel check_pinv(Session& s, const Tensor& a, double rtol) {
   constexpr std::string_view op = "pinv";
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   if (std::isnan(rtol)) throw ArgumentError(op, "rtol must not be NaN");
   const detail::PinvKernel k = detail::kernel_for(s, OpId::pinv, a.dtype()).fn.pinv;
   detail::linalg::require_finite(s, a, op);

@@ -14,9 +14,7 @@ namespace {
 
 /// s.check(op); a on the session's device, a matrix (square when `square`).
 void check_lu(Session& s, const Tensor& a, std::string_view op, bool square) {
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   if (square) detail::linalg::require_square(a, op);
 }
 

@@ -13,9 +13,7 @@ namespace {
 
 detail::MatrixExpKernel matrix_exp_checked(Session& s, const Tensor& a) {
   constexpr std::string_view op = "matrix_exp";
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   detail::linalg::require_square(a, op);
   const detail::MatrixExpKernel k = detail::kernel_for(s, OpId::matrix_exp, a.dtype()).fn.matrix_exp;
   detail::linalg::require_finite(s, a, op);

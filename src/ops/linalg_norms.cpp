@@ -14,9 +14,7 @@ namespace {
 
 detail::MatrixNormKernel check_matrix_norm(Session& s, const Tensor& a, MatrixNorm kind) {
   constexpr std::string_view op = "matrix_norm";
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   detail::require_enum(kind, MatrixNorm::inf, op, "MatrixNorm");  // Note [Enums at the API boundary]
   const detail::MatrixNormKernel k = detail::kernel_for(s, OpId::matrix_norm, a.dtype()).fn.matrix_norm;
   switch (kind) {

@@ -19,18 +19,14 @@ namespace {
 
 detail::QrKernel qr_checked(Session& s, const Tensor& a, QrMode mode) {
   constexpr std::string_view op = "qr";
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   detail::require_enum(mode, QrMode::complete, op, "QrMode");  // Note [Enums at the API boundary]
   return detail::kernel_for(s, OpId::qr, a.dtype()).fn.qr;
 }
 
 detail::PivotedQrKernel qr_pivoted_checked(Session& s, const Tensor& a, double rtol) {
   constexpr std::string_view op = "qr_pivoted";
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   if (std::isnan(rtol)) throw ArgumentError(op, "rtol must not be NaN");
   const detail::PivotedQrKernel k = detail::kernel_for(s, OpId::qr_pivoted, a.dtype()).fn.qr_pivoted;
   detail::linalg::require_finite(s, a, op);

@@ -16,9 +16,7 @@ using detail::linalg::Rhs;
 
 /// s.check(op); a defined, on the session's device, a square matrix.
 void check_square(Session& s, const Tensor& a, std::string_view op) {
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   detail::linalg::require_square(a, op);
 }
 

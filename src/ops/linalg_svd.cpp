@@ -16,9 +16,7 @@ namespace {
 /// Validates a (device, matrix metadata, mode), takes the session's SvdKernel, then runs
 /// the finiteness data check: everything before any output is touched.
 detail::SvdKernel check_svd(Session& s, const Tensor& a, SvdMode mode, std::string_view op) {
-  s.check(op);
-  detail::require_tensor_on(a, s.device(), op, "a");
-  detail::linalg::matrix_infer(a, op);
+  detail::linalg::check_matrix_operand(s, a, op);
   detail::require_enum(mode, SvdMode::values, op, "SvdMode");  // Note [Enums at the API boundary]
   const detail::SvdKernel k = detail::kernel_for(s, OpId::svd, a.dtype()).fn.svd;
   detail::linalg::require_finite(s, a, op);
