@@ -84,9 +84,6 @@ void check_inputs(Session& s, std::span<const Tensor> tensors, std::string_view 
   for (std::size_t k = 0; k < tensors.size(); ++k) require_tensor_on(tensors[k], s.device(), op, "input " + std::to_string(k));
 }
 
-/// The session's copy kernel for `op` into `sig`'s dtype (every input converts to it).
-ConvertKernel join_kernel(Session& s, OpId op, const JoinSignature& sig) { return kernel_for(s, op, sig.dtype).fn.convert; }
-
 void check_out(std::span<const Tensor> tensors, const JoinSignature& sig, const Tensor& out, Session& s, std::string_view op) {
   require_output(out, op, sig.dtype, sig.shape, s.device());
   for (const Tensor& t : tensors) check_overlap(out, t, op, false);
@@ -115,44 +112,42 @@ void stack_run(Session& s, ConvertKernel k, std::span<const Tensor> tensors, con
   }
 }
 
+/// concatenate or stack, both forms (`out` null: allocate into `result`).
+void join(Session& s, OpId id, std::span<const Tensor> tensors, std::int64_t axis, const Tensor* out, Tensor& result) {
+  const std::string_view op = op_name(id);
+  const bool concat = id == OpId::concatenate;
+  check_inputs(s, tensors, op);
+  const JoinSignature sig = concat ? concatenate_infer(tensors, axis, op) : stack_infer(tensors, axis, op);
+  const ConvertKernel k = kernel_for(s, id, sig.dtype).fn.convert;
+  if (out) check_out(tensors, sig, *out, s, op);
+  else result = new_output(sig.shape, sig.dtype, op);
+  const Tensor& o = out ? *out : result;
+  if (concat) concat_run(s, k, tensors, sig, o);
+  else stack_run(s, k, tensors, sig, o);
+}
+
 }  // namespace
 
 Tensor concatenate(Session& s, std::span<const Tensor> tensors, std::int64_t axis) {
-  constexpr std::string_view op = "concatenate";
-  check_inputs(s, tensors, op);
-  const JoinSignature sig = concatenate_infer(tensors, axis, op);
-  const ConvertKernel k = join_kernel(s, OpId::concatenate, sig);
-  Tensor r = new_output(sig.shape, sig.dtype, op);
-  concat_run(s, k, tensors, sig, r);
+  Tensor r;
+  join(s, OpId::concatenate, tensors, axis, nullptr, r);
   return r;
 }
 
 void concatenate_into(Session& s, std::span<const Tensor> tensors, std::int64_t axis, const Tensor& out) {
-  constexpr std::string_view op = "concatenate";
-  check_inputs(s, tensors, op);
-  const JoinSignature sig = concatenate_infer(tensors, axis, op);
-  const ConvertKernel k = join_kernel(s, OpId::concatenate, sig);
-  check_out(tensors, sig, out, s, op);
-  concat_run(s, k, tensors, sig, out);
+  Tensor r;
+  join(s, OpId::concatenate, tensors, axis, &out, r);
 }
 
 Tensor stack(Session& s, std::span<const Tensor> tensors, std::int64_t axis) {
-  constexpr std::string_view op = "stack";
-  check_inputs(s, tensors, op);
-  const JoinSignature sig = stack_infer(tensors, axis, op);
-  const ConvertKernel k = join_kernel(s, OpId::stack, sig);
-  Tensor r = new_output(sig.shape, sig.dtype, op);
-  stack_run(s, k, tensors, sig, r);
+  Tensor r;
+  join(s, OpId::stack, tensors, axis, nullptr, r);
   return r;
 }
 
 void stack_into(Session& s, std::span<const Tensor> tensors, std::int64_t axis, const Tensor& out) {
-  constexpr std::string_view op = "stack";
-  check_inputs(s, tensors, op);
-  const JoinSignature sig = stack_infer(tensors, axis, op);
-  const ConvertKernel k = join_kernel(s, OpId::stack, sig);
-  check_out(tensors, sig, out, s, op);
-  stack_run(s, k, tensors, sig, out);
+  Tensor r;
+  join(s, OpId::stack, tensors, axis, &out, r);
 }
 
 }  // namespace tenferro
