@@ -68,15 +68,21 @@ std::int64_t resolve_length(std::string_view op, const Tensor& x, int axis, bool
   return n;
 }
 
+/// The input and option checks every transform shares, and the request they start.
+FftRequest start_request(std::string_view op, const Tensor& x, FftKind kind, FftNorm norm, FftPlanner planner) {
+  check_input(op, x, kind);
+  check_options(op, norm, planner);
+  FftRequest r;
+  r.kind = kind;
+  r.norm = norm;
+  r.measure = planner == FftPlanner::measure;
+  return r;
+}
+
 }  // namespace
 
 FftRequest fft_infer(std::string_view op, const Tensor& x, const FftOptions& o, FftKind kind) {
-  FftRequest r;
-  check_input(op, x, kind);
-  check_options(op, o.norm, o.planner);
-  r.kind = kind;
-  r.norm = o.norm;
-  r.measure = o.planner == FftPlanner::measure;
+  FftRequest r = start_request(op, x, kind, o.norm, o.planner);
   r.naxes = 1;
   r.axes[0] = normalize_axis(o.axis, x.rank(), op);
   r.len[0] = resolve_length(op, x, r.axes[0], true, kind, o.n ? &*o.n : nullptr);
@@ -85,12 +91,7 @@ FftRequest fft_infer(std::string_view op, const Tensor& x, const FftOptions& o, 
 }
 
 FftRequest fft_infer(std::string_view op, const Tensor& x, const FftnOptions& o, FftKind kind) {
-  FftRequest r;
-  check_input(op, x, kind);
-  check_options(op, o.norm, o.planner);
-  r.kind = kind;
-  r.norm = o.norm;
-  r.measure = o.planner == FftPlanner::measure;
+  FftRequest r = start_request(op, x, kind, o.norm, o.planner);
   if (o.axes.empty()) {
     const int count = o.n.empty() ? x.rank() : o.n.size();
     if (count > x.rank())
