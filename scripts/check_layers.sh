@@ -44,11 +44,9 @@ fi
 
 # Public ops (catalogue names, allocating and _into forms, taking a Session&) are defined
 # in src/ops. src/einsum/einsum.cpp is einsum's front end by choice (it parses and plans
-# before any op runs). The other files below still hold their family's front end with
-# its CPU code (issue 11 §2 moves them one family at a time); the list only shrinks: a
-# new file defining a public op fails, and so does a listed file that no longer does.
-front_ends_outside_ops="src/einsum/einsum.cpp
-src/cpu/dot.cpp"
+# before any op runs, then calls the public ops). A new file defining a public op
+# fails, and so does a listed file that no longer does.
+front_ends_outside_ops="src/einsum/einsum.cpp"
 names=$(sed -n 's/^TENFERRO_OP(\([a-z0-9_]*\),.*/\1/p' include/tenferro/op_catalog.def | paste -sd'|')
 defs=$(grep -rnE "^(TENFERRO_API )?[A-Za-z:<>]+ (${names})(_into)?\(Session& " src --include='*.cpp' | grep -v '^src/ops/')
 hits=""

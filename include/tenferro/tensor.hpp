@@ -273,6 +273,10 @@ class TENFERRO_API Tensor {
 
   /// Internal: storage block (for backends).
   detail::StorageHeader* block() const noexcept { return block_; }
+  /// Internal: the inline layout (Note [Compact layout]: extents at [0, 8), strides at
+  /// [8, 16), int32) when the tensor has one, else null: fixed-cost paths read it once
+  /// instead of testing the layout on every extent() and stride().
+  const std::int32_t* inline_layout() const noexcept { return big_ ? nullptr : small_.ext; }
 
  private:
   static constexpr std::uint8_t kReadOnly = 1;

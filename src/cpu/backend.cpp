@@ -19,6 +19,14 @@ namespace detail {
 namespace {
 __attribute__((tls_model("initial-exec"))) thread_local CpuContext tls_context;
 
+// Note [Session check]
+// Session::check runs first in every op, so it must be a handful of instructions. The
+// thread's context has a destructor, so each access to `tls_context` tests a per-thread
+// "constructed yet" flag; the check compares against `tls_self` instead, a trivially
+// initialized pointer the context sets when it is constructed (on the thread's first
+// entry, before any session of the thread exists) and clears when it is destroyed.
+__attribute__((tls_model("initial-exec"))) constinit thread_local CpuContext* tls_self = nullptr;
+
 std::vector<int> affinity_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -107,12 +115,15 @@ void leave_root(CpuContext& c) noexcept {
 
 CpuContext& this_context() noexcept { return tls_context; }
 
+CpuContext::CpuContext() noexcept { tls_self = this; }
+
 CpuContext::~CpuContext() {
   if (state != State::idle && backend) {
     BackendState* b = backend;
     leave_root(*this);
     b->release_ref();  // every root entry holds one (a scoped one: EntryGuard's)
   }
+  tls_self = nullptr;
 }
 
 BackendState::BackendState(std::vector<int> cpus_in, int threads, std::size_t pool_limit)
@@ -194,7 +205,7 @@ int Session::num_threads() const noexcept {
   return c.backend ? c.backend->num_threads : 1;
 }
 
-bool Session::usable() const noexcept { return ctx_ == &detail::tls_context && epoch_ != 0 && ctx_->epoch == epoch_; }
+bool Session::usable() const noexcept { return ctx_ == detail::tls_self && epoch_ != 0 && ctx_->epoch == epoch_; }
 
 void Session::throw_unusable(std::string_view op) const {
   if (ctx_ != &detail::tls_context)

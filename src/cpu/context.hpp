@@ -86,7 +86,8 @@ struct CpuContext : SessionContext {
   std::uint64_t scope_epoch = 0;       ///< the active execution scope's epoch
   std::uint64_t epoch_counter = 0;
 
-  ~CpuContext();  // a thread exiting inside a session releases it
+  CpuContext() noexcept;  // registers itself as the thread's context (Note [Session check])
+  ~CpuContext();          // a thread exiting inside a session releases it
 };
 
 /// This thread's context.

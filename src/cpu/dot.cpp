@@ -1,5 +1,6 @@
-// dot_general execution: the small path (plain loops over any strides, no allocation),
-// BLAS gemm/gemv with packing where the layout needs it, batching, matmul, grouped GEMM.
+// The CPU contraction kernels (Note [Contraction in the op layer]): the small path
+// (plain loops over any strides, no allocation), BLAS gemm/gemv with packing where the
+// layout needs it, batching, grouped GEMM. Calls arrive validated from src/ops/contraction.cpp.
 #include <algorithm>
 #include <memory>
 #include <atomic>
@@ -13,7 +14,6 @@
 #include "cpu/op_common.hpp"
 #include "cpu/parallel.hpp"
 #include "cpu/transpose_copy.hpp"
-#include "ops/catalog.hpp"
 
 namespace tenferro {
 namespace detail {
@@ -92,8 +92,8 @@ inline void small_columns(std::int64_t N, std::int64_t K, const T* l, std::int64
 
 // One small product over single-axis groups: direct strides, K innermost.
 template <class T, bool CL, bool CR>
-inline void small_product(std::int64_t M, std::int64_t N, std::int64_t K, const T* l, std::int64_t lm, std::int64_t lk, const T* r,
-                          std::int64_t rk, std::int64_t rn, T* o, std::int64_t om, std::int64_t on, T alpha, T beta) noexcept {
+inline void small_product(const MatrixForm& f, const T* l, const T* r, T* o, T alpha, T beta) noexcept {
+  const std::int64_t M = f.M, N = f.N, K = f.K, lm = f.lm, lk = f.lk, rk = f.rk, rn = f.rn, om = f.om, on = f.on;
   const bool beta_zero = beta == T(0);
   if constexpr (!CL && !CR) {
     if (lm == 1 || M == 1) {
@@ -152,9 +152,10 @@ void small_kernel(Session& s, const DotPlan& p, const T* L, const T* R, T* O, T 
   if (p.nm <= 1 && p.nn <= 1 && p.nk <= 1) {  // every group one axis: no tables
     const std::int64_t lm = p.nm ? p.lm[0] : 0, lk = p.nk ? p.lk[0] : 0, rk = p.nk ? p.rk[0] : 0, rn = p.nn ? p.rn[0] : 0;
     const std::int64_t om = p.nm ? p.om[0] : 0, on = p.nn ? p.on[0] : 0;
+    const MatrixForm f{M, N, K, lm, lk, rk, rn, om, on};
     parallel_for(s, p.batches, 2 * M * N * K + 8, [&](std::int64_t b0, std::int64_t b1) {
       for_batches(p, p.lb, p.rb, p.ob, b0, b1, [&](std::int64_t lo, std::int64_t ro, std::int64_t oo) {
-        small_product<T, CL, CR>(M, N, K, L + lo, lm, lk, R + ro, rk, rn, O + oo, om, on, alpha, beta);
+        small_product<T, CL, CR>(f, L + lo, R + ro, O + oo, alpha, beta);
       });
     });
     return;
@@ -341,13 +342,6 @@ void blas_kernel(Session& s, const DotPlan& p, const Tensor& lhs, const Tensor& 
   if (p.pack_out) axpby(s, Scalar(alpha), op, Scalar(beta), out);
 }
 
-template <class T> T scalar_as(const Scalar& v, std::string_view op, const char* what) {
-  if constexpr (!is_complex_v<T>)
-    if (v.kind() == Scalar::Kind::complex && v.to<c128>().imag() != 0)
-      throw ArgumentError(op, std::string(what) + " " + v.to_string() + " is complex but the result dtype is real");
-  return v.to<T>();
-}
-
 // out = beta·out for an empty contraction (K = 0); zeros when beta = 0.
 void scale_out(Session& s, const Tensor& out, const Scalar& beta) {
   visit_dtype<DTypeSet::inexact>("dot_general", out.dtype(), [&](auto tag) {
@@ -362,262 +356,154 @@ void scale_out(Session& s, const Tensor& out, const Scalar& beta) {
   });
 }
 
-// Note [dot fast path]
-// Matrix·matrix and matrix·vector products of rank-2 (or rank-1) operands without batch
-// axes skip the general analysis (~1 µs of bookkeeping): a handful of checks decide
-// between the small loop and one direct BLAS call. Anything unusual (mixed dtypes,
-// packing needed, overlap, any error) returns false and the general path runs, which
-// validates fully and throws.
-// With `small_only`, only the small (no BLAS, no allocation, no session use) branch runs;
-// the function then is safe on pool workers (grouped_gemm).
-template <class T>
-bool dot_fast(Session& s, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, Tensor& result, const Scalar& alpha,
-              const Scalar& beta, bool small_only, bool dry_run) {
-  const int lr = lhs.rank(), rr = rhs.rank();
-  const std::int64_t cl = dims.lhs_contracting[0], cr = dims.rhs_contracting[0];
-  if (cl < 0 || cl >= lr || cr < 0 || cr >= rr) return false;
-  const std::int64_t M = lr == 2 ? lhs.extent(static_cast<int>(1 - cl)) : 1, lm = lr == 2 ? lhs.stride(static_cast<int>(1 - cl)) : 0;
-  const std::int64_t N = rr == 2 ? rhs.extent(static_cast<int>(1 - cr)) : 1, rn = rr == 2 ? rhs.stride(static_cast<int>(1 - cr)) : 0;
-  const std::int64_t K = lhs.extent(static_cast<int>(cl)), lk = lhs.stride(static_cast<int>(cl)), rk = rhs.stride(static_cast<int>(cr));
-  if (rhs.extent(static_cast<int>(cr)) != K || K == 0 || M == 0 || N == 0) return false;
-  const int orank = (lr - 1) + (rr - 1);
-  std::int64_t om = 0, on = 0;
-  if (out) {
-    if (out->rank() != orank || out->read_only()) return false;
-    int q = 0;
-    if (lr == 2) {
-      if (out->extent(q) != M) return false;
-      om = out->stride(q++);
-    }
-    if (rr == 2) {
-      if (out->extent(q) != N) return false;
-      on = out->stride(q);
-    }
-    // Self-overlap (two indices on one element): the general path rejects it.
-    const std::int64_t am = std::llabs(om), an = std::llabs(on);
-    if ((M > 1 && am == 0) || (N > 1 && an == 0)) return false;
-    if (M > 1 && N > 1 && !(am <= an ? (M - 1) * am < an : (N - 1) * an < am)) return false;
-    if (out->shares_storage(lhs) || out->shares_storage(rhs)) return false;
-    if (alpha.kind() == Scalar::Kind::complex || beta.kind() == Scalar::Kind::complex)
-      if (!is_complex_v<T>) return false;
-  }
-  const T a = alpha.to<T>(), b = out ? beta.to<T>() : T(0);
-  const bool cj_l = dims.conj_lhs && is_complex_v<T>, cj_r = dims.conj_rhs && is_complex_v<T>;
-  const bool small = M <= 64 && N <= 64 && K <= 64 && M * N * K <= 4096;
-  if (small_only && (!small || !out)) return false;
-  if (dry_run) return true;
-  if (!small) {
-    Mat ma{M, K, lm, lk, cj_l}, mb{K, N, rk, rn, cj_r};
-    const std::int64_t om_b = out ? om : 1, on_b = out ? on : M;
-    if (!writable_by_blas(M, N, om_b, on_b) || !blas_compatible(M, K, lm, lk, cj_l) || !blas_compatible(K, N, rk, rn, cj_r)) return false;
-    auto fits = [](std::int64_t v) { return v >= 0 && v <= INT32_MAX; };
-    if (!fits(M) || !fits(N) || !fits(K) || !fits(lm) || !fits(lk) || !fits(rk) || !fits(rn) || !fits(om_b) || !fits(on_b)) return false;
-    if (!out) {
-      const std::int64_t shape[2] = {lr == 2 ? M : N, N};
-      result = Tensor::empty(std::span<const std::int64_t>(shape, static_cast<std::size_t>(orank)), dtype_of<T>);
-    }
-    T* O = static_cast<T*>(const_cast<void*>((out ? *out : result).data()));
-    blas::set_threads(s.num_threads());
-    blas_product<T>(false, ma, static_cast<const T*>(lhs.data()), mb, static_cast<const T*>(rhs.data()), Mat{M, N, om_b, on_b, false}, O, a, b);
-    return true;
-  }
-  if (!out) {
-    const std::int64_t shape[2] = {lr == 2 ? M : N, N};
-    result = Tensor::empty(std::span<const std::int64_t>(shape, static_cast<std::size_t>(orank)), dtype_of<T>);
-    om = 1;
-    on = lr == 2 ? M : 1;
-  }
-  T* O = static_cast<T*>(const_cast<void*>((out ? *out : result).data()));
-  const T* L = static_cast<const T*>(lhs.data());
-  const T* R = static_cast<const T*>(rhs.data());
-  if (cj_l && cj_r) small_product<T, true, true>(M, N, K, L, lm, lk, R, rk, rn, O, om, on, a, b);
-  else if (cj_l) small_product<T, true, false>(M, N, K, L, lm, lk, R, rk, rn, O, om, on, a, b);
-  else if (cj_r) small_product<T, false, true>(M, N, K, L, lm, lk, R, rk, rn, O, om, on, a, b);
-  else small_product<T, false, false>(M, N, K, L, lm, lk, R, rk, rn, O, om, on, a, b);
+// The short form through BLAS, as the matrices are: false, having done nothing, when
+// the layout needs the planned path (packing, negative strides).
+template <class T> [[gnu::noinline]] bool matrix_blas(Session& s, const DotCall& c) {
+  const MatrixForm& f = *c.matrix;
+  const std::int64_t M = f.M, N = f.N, K = f.K, lm = f.lm, lk = f.lk, rk = f.rk, rn = f.rn, om = f.om, on = f.on;
+  const Mat ma{M, K, lm, lk, f.conj_lhs}, mb{K, N, rk, rn, f.conj_rhs};
+  if (!writable_by_blas(M, N, om, on) || !blas_compatible(M, K, lm, lk, ma.conj) || !blas_compatible(K, N, rk, rn, mb.conj)) return false;
+  auto fits = [](std::int64_t v) { return v >= 0 && v <= INT32_MAX; };
+  if (!fits(M) || !fits(N) || !fits(K) || !fits(lm) || !fits(lk) || !fits(rk) || !fits(rn) || !fits(om) || !fits(on)) return false;
+  blas::set_threads(s.num_threads());
+  blas_product<T>(false, ma, static_cast<const T*>(c.lhs->data()), mb, static_cast<const T*>(c.rhs->data()), Mat{M, N, om, on, false},
+                  static_cast<T*>(const_cast<void*>(c.out->data())), c.alpha->to<T>(), c.beta->to<T>());
   return true;
 }
 
-bool try_dot_fast(Session& s, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, Tensor& result, const Scalar& alpha,
-                  const Scalar& beta, bool small_only = false, bool dry_run = false) {
-  if (!lhs.defined() || !rhs.defined() || (out && !out->defined())) return false;
-  if (lhs.dtype() != rhs.dtype() || !is_inexact(lhs.dtype()) || (out && out->dtype() != lhs.dtype())) return false;
-  if (lhs.rank() < 1 || lhs.rank() > 2 || rhs.rank() < 1 || rhs.rank() > 2 || !dims.lhs_batch.empty() || !dims.rhs_batch.empty() ||
-      dims.lhs_contracting.size() != 1 || dims.rhs_contracting.size() != 1)
-    return false;
-  if (lhs.device().kind != DeviceKind::cpu || rhs.device().kind != DeviceKind::cpu || (out && out->device().kind != DeviceKind::cpu)) return false;
-  switch (lhs.dtype()) {
-    case DType::f32: return dot_fast<float>(s, lhs, rhs, dims, out, result, alpha, beta, small_only, dry_run);
-    case DType::f64: return dot_fast<double>(s, lhs, rhs, dims, out, result, alpha, beta, small_only, dry_run);
-    case DType::c64: return dot_fast<c64>(s, lhs, rhs, dims, out, result, alpha, beta, small_only, dry_run);
-    case DType::c128: return dot_fast<c128>(s, lhs, rhs, dims, out, result, alpha, beta, small_only, dry_run);
+// The short form's layout (Note [dot fast path]): the small loop, or one direct BLAS
+// call when both operands are BLAS-readable and out BLAS-writable as they are. Returns
+// false, having done nothing, when the layout needs the planned path. With
+// `small_only` only the small loop runs: it touches no session state (s may be null),
+// so it is safe on pool workers (grouped_gemm).
+template <class T> TENFERRO_ALWAYS_INLINE bool matrix_product(Session* s, const DotCall& c, bool small_only) {
+  const MatrixForm& f = *c.matrix;
+  if (!(f.M <= 64 && f.N <= 64 && f.K <= 64 && f.M * f.N * f.K <= 4096)) return !small_only && matrix_blas<T>(*s, c);
+  const T a = c.alpha->to<T>(), b = c.beta->to<T>();
+  const T* L = static_cast<const T*>(c.lhs->data());
+  const T* R = static_cast<const T*>(c.rhs->data());
+  T* O = static_cast<T*>(const_cast<void*>(c.out->data()));
+  if (f.conj_lhs && f.conj_rhs) small_product<T, true, true>(f, L, R, O, a, b);
+  else if (f.conj_lhs) small_product<T, true, false>(f, L, R, O, a, b);
+  else if (f.conj_rhs) small_product<T, false, true>(f, L, R, O, a, b);
+  else small_product<T, false, false>(f, L, R, O, a, b);
+  return true;
+}
+
+TENFERRO_ALWAYS_INLINE bool matrix_path(Session* s, const DotCall& c, bool small_only) {
+  switch (c.matrix->dtype) {
+    case DType::f32: return matrix_product<float>(s, c, small_only);
+    case DType::f64: return matrix_product<double>(s, c, small_only);
+    case DType::c64: return matrix_product<c64>(s, c, small_only);
+    case DType::c128: return matrix_product<c128>(s, c, small_only);
     default: return false;
   }
 }
 
-void dot_impl(Session& s, std::string_view op, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, Tensor& result,
-              const Scalar& alpha, const Scalar& beta) {
-  s.check(op);
-  if (try_dot_fast(s, lhs, rhs, dims, out, result, alpha, beta)) return;
-  CpuResources& res = *cpu_context(s).resources;
-  DotPlan local;
-  const DotPlan* plan = nullptr;
-  Dims out_shape;
-  std::int64_t key[160];
-  std::uint64_t hash = 0;
-  // Rank-2 (and lower) products analyze faster than a cache lookup costs.
-  const bool cacheable = lhs.rank() + rhs.rank() > 4;
-  const int len = cacheable && lhs.defined() && rhs.defined() && (!out || out->defined()) ? dot_cache_key(lhs, rhs, dims, out, key, 160, hash) : 0;
-  if (len) plan = res.dot_plans.find(key, len, hash);
-  if (plan) {  // same key: the same validation outcome except the pointer-dependent checks
-    require_cpu_tensor(lhs, op, "lhs");
-    require_cpu_tensor(rhs, op, "rhs");
-    if (out) {
-      require_cpu_tensor(*out, op, "out");
-      check_overlap(*out, lhs, op, false);
-      check_overlap(*out, rhs, op, false);
-    } else {
-      for (int i = 0; i < plan->nm; ++i) out_shape.push_back(plan->mext[i]);
-      for (int i = 0; i < plan->nn; ++i) out_shape.push_back(plan->next[i]);
-      for (int i = 0; i < plan->nb; ++i) out_shape.push_back(plan->bext[i]);
-    }
-  } else {
-    analyze_dot(op, lhs, rhs, dims, out, local, out_shape);
-    if (len) res.dot_plans.insert(key, len, hash, DotPlan(local));
-    plan = &local;
-  }
-  const DotPlan& p = *plan;
-  visit_dtype<DTypeSet::inexact>(op, p.dtype, [&](auto tag) {
+// Runs a plan: the empty, small or BLAS path.
+void run_plan(Session& s, const DotCall& c, const DotPlan& p) {
+  visit_dtype<DTypeSet::inexact>(c.op, p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T a = scalar_as<T>(alpha, op, "alpha"), b = scalar_as<T>(beta, op, "beta");
-    if (!out) result = Tensor::empty(out_shape.span(), p.dtype);
-    const Tensor& o = out ? *out : result;
-    if (p.kernel == DotKernel::empty) {
-      if (p.K == 0 && o.numel() > 0) scale_out(s, o, out ? beta : Scalar(0.0));
+    const T a = c.alpha->to<T>(), b = c.beta->to<T>();
+    const Tensor& o = *c.out;
+    if (p.path == DotPath::empty) {
+      if (p.K == 0 && o.numel() > 0) scale_out(s, o, *c.beta);
       return;
     }
-    if (p.kernel == DotKernel::small) {
-      const T* L = static_cast<const T*>(lhs.data());
-      const T* R = static_cast<const T*>(rhs.data());
+    if (p.path == DotPath::small) {
+      const T* L = static_cast<const T*>(c.lhs->data());
+      const T* R = static_cast<const T*>(c.rhs->data());
       T* O = static_cast<T*>(const_cast<void*>(o.data()));
-      const T bb = out ? b : T(0);
-      if (p.conj_l && p.conj_r) small_kernel<T, true, true>(s, p, L, R, O, a, bb);
-      else if (p.conj_l) small_kernel<T, true, false>(s, p, L, R, O, a, bb);
-      else if (p.conj_r) small_kernel<T, false, true>(s, p, L, R, O, a, bb);
-      else small_kernel<T, false, false>(s, p, L, R, O, a, bb);
+      if (p.conj_l && p.conj_r) small_kernel<T, true, true>(s, p, L, R, O, a, b);
+      else if (p.conj_l) small_kernel<T, true, false>(s, p, L, R, O, a, b);
+      else if (p.conj_r) small_kernel<T, false, true>(s, p, L, R, O, a, b);
+      else small_kernel<T, false, false>(s, p, L, R, O, a, b);
       return;
     }
-    blas_kernel<T>(s, p, lhs, rhs, o, a, out ? b : T(0));
+    blas_kernel<T>(s, p, *c.lhs, *c.rhs, o, a, b);
   });
 }
 
-DotDims matmul_dims(const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined()) throw ArgumentError("matmul", "operand is undefined");
-  if (a.rank() < 1 || b.rank() < 1)
-    throw RankError("matmul", "operands need rank >= 1, got " + std::to_string(a.rank()) + " and " + std::to_string(b.rank()));
-  DotDims d;
-  d.lhs_contracting = {a.rank() == 1 ? 0 : 1};
-  d.rhs_contracting = {0};
-  if (a.rank() > 2 && b.rank() > 2) {
-    if (a.rank() != b.rank())
-      throw RankError("matmul", "batch ranks differ: " + a.shape().to_string() + " and " + b.shape().to_string());
-    for (int i = 2; i < a.rank(); ++i) {
-      d.lhs_batch.push_back(i);
-      d.rhs_batch.push_back(i);
-    }
-  }
-  return d;
+// Whether a grouped_gemm item is of the short form (one dtype, no empty extent).
+bool matrix_item(const GemmItem& it) noexcept {
+  const DType d = it.c->dtype();
+  return it.a->dtype() == d && it.b->dtype() == d && it.a->numel() > 0 && it.b->numel() > 0;
+}
+
+// Whether a grouped_gemm item takes the small loop of the short form.
+bool small_item(const GemmItem& it) noexcept {
+  const std::int64_t M = it.a->extent(0), K = it.a->extent(1), N = it.b->extent(1);
+  return matrix_item(it) && M <= 64 && N <= 64 && K <= 64 && M * N * K <= 4096;
 }
 
 }  // namespace
 }  // namespace detail
 
-Tensor dot_general(Session& s, const Tensor& lhs, const Tensor& rhs, const DotDims& dims) {
-  Tensor r;
-  detail::dot_impl(s, "dot_general", lhs, rhs, dims, nullptr, r, Scalar(1.0), Scalar(0.0));
-  return r;
-}
+namespace cpu {
 
-void dot_general_into(Session& s, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor& out, Scalar alpha, Scalar beta) {
-  Tensor r;
-  detail::dot_impl(s, "dot_general", lhs, rhs, dims, &out, r, alpha, beta);
-}
+using detail::DotCall;
 
-Tensor matmul(Session& s, const Tensor& a, const Tensor& b) {
-  Tensor r;
-  detail::dot_impl(s, "matmul", a, b, detail::matmul_dims(a, b), nullptr, r, Scalar(1.0), Scalar(0.0));
-  return r;
-}
+namespace {
 
-void matmul_into(Session& s, const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
-  Tensor r;
-  detail::dot_impl(s, "matmul", a, b, detail::matmul_dims(a, b), &out, r, alpha, beta);
-}
-
-void grouped_gemm(Session& s, std::span<const GemmItem> items) {
-  constexpr std::string_view op = "grouped_gemm";
-  s.check(op);
-  // 1. Validate every item before computing any (the general analysis, which throws).
-  std::vector<std::pair<const char*, const char*>> written;
-  written.reserve(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const GemmItem& it = items[i];
-    const std::string name = "grouped_gemm item " + std::to_string(i);
-    if (!it.a || !it.b || !it.c) throw ArgumentError(name, "a, b and c must all be given");
-    for (const Tensor* t : {it.a, it.b, it.c})
-      if (t->defined() && t->rank() != 2) throw RankError(name, "operands must be matrices, got " + detail::describe(*t));
-    detail::DotPlan plan;
-    Dims shape;
-    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
-    detail::analyze_dot(name, *it.a, *it.b, dims, it.c, plan, shape);
-    if (!is_complex(plan.dtype))
-      for (const Scalar* v : {&it.alpha, &it.beta})
-        if (v->kind() == Scalar::Kind::complex && v->to<c128>().imag() != 0)
-          throw ArgumentError(name, "alpha/beta " + v->to_string() + " is complex but c is real");
-    const char* base = static_cast<const char*>(it.c->data());
-    if (it.c->numel() > 0) {
-      const auto [lo, hi] = detail::offset_range(it.c->shape(), it.c->strides(), name);
-      const auto es = static_cast<std::int64_t>(dtype_size(it.c->dtype()));
-      written.emplace_back(base + lo * es, base + (hi + 1) * es);
-    }
+// The planned path: the session's cached plan (or a fresh one) for the call, then run.
+[[gnu::noinline]] void planned_dot(Session& s, const DotCall& call) {
+  detail::DotSignature short_sig;  // a short-form call comes without its signature
+  DotCall c = call;
+  if (!c.sig) {
+    detail::matrix_form_signature(*c.matrix, short_sig);
+    c.sig = &short_sig;
   }
-  // 2. Outputs must be disjoint from each other and from every operand.
-  std::sort(written.begin(), written.end());
-  for (std::size_t i = 1; i < written.size(); ++i)
-    if (written[i].first < written[i - 1].second) throw ArgumentError(op, "two items write overlapping c tensors");
-  for (const GemmItem& it : items)
-    for (const Tensor* t : {it.a, it.b}) {
-      if (t->numel() == 0) continue;
-      const auto [lo, hi] = detail::offset_range(t->shape(), t->strides(), op);
-      const auto es = static_cast<std::int64_t>(dtype_size(t->dtype()));
-      const char* b = static_cast<const char*>(t->data());
-      const std::pair<const char*, const char*> r{b + lo * es, b + (hi + 1) * es};
-      auto at = std::upper_bound(written.begin(), written.end(), std::make_pair(r.second, r.second));
-      if (at != written.begin() && std::prev(at)->second > r.first) throw ArgumentError(op, "a c tensor overlaps an operand of some item");
-    }
-  // 3. Run. When every item takes the small path, items split across the session's
-  // threads (that path touches no session state); otherwise they run in order.
-  Tensor unused;
+  detail::CpuResources& res = *detail::cpu_context(s).resources;
+  // Rank-2 (and lower) products analyze faster than a cache lookup costs.
+  std::int64_t key[160];
+  std::uint64_t hash = 0;
+  const int len = c.lhs->rank() + c.rhs->rank() > 4 ? detail::dot_cache_key(c, key, 160, hash) : 0;
+  const detail::DotPlan* plan = len ? res.dot_plans.find(key, len, hash) : nullptr;
+  detail::DotPlan local;
+  if (!plan) {
+    detail::plan_dot(c, local);
+    if (len) res.dot_plans.insert(key, len, hash, detail::DotPlan(local));
+    plan = &local;
+  }
+  detail::run_plan(s, c, *plan);
+}
+
+}  // namespace
+
+void dot_kernel(Session& s, const DotCall& c) {
+  if (c.matrix && detail::matrix_path(&s, c, false)) return;
+  planned_dot(s, c);
+}
+
+void grouped_gemm_kernel(Session& s, std::span<const GemmItem> items) {
+  // When every item takes the small loop, items split across the session's threads
+  // (that loop touches no session state); otherwise they run in order.
   bool all_small = true;
   std::int64_t work = 0;
   for (const GemmItem& it : items) {
-    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
-    all_small = all_small && detail::try_dot_fast(s, *it.a, *it.b, dims, it.c, unused, it.alpha, it.beta, true, true);
-    work += 2 * it.a->numel() * (it.b->rank() == 2 ? it.b->extent(1) : 1);
+    all_small = all_small && detail::small_item(it);
+    work += 2 * it.a->numel() * it.b->extent(1);
   }
   const auto n = static_cast<std::int64_t>(items.size());
   const int threads = all_small ? detail::fork_threads(s, n, n ? work / n + 8 : 1) : 1;
   auto run = [&](std::int64_t b, std::int64_t e) {
-    Tensor r;
+    detail::DotSignature sig;
     for (std::int64_t i = b; i < e; ++i) {
       const GemmItem& it = items[static_cast<std::size_t>(i)];
       const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
-      if (threads > 1) detail::try_dot_fast(s, *it.a, *it.b, dims, it.c, r, it.alpha, it.beta, true, false);
-      else detail::dot_impl(s, op, *it.a, *it.b, dims, it.c, r, it.alpha, it.beta);
+      const bool matrix = detail::matrix_item(it);
+      const detail::MatrixForm mf = matrix ? detail::gemm_item_form(it) : detail::MatrixForm{};
+      if (!matrix) detail::gemm_item_signature(it, sig);
+      const DotCall c{"grouped_gemm", it.a, it.b, it.c, matrix ? nullptr : &sig, &dims, &it.alpha, &it.beta, matrix ? &mf : nullptr};
+      if (threads > 1) detail::matrix_path(nullptr, c, true);
+      else dot_kernel(s, c);
     }
   };
   if (threads > 1) detail::parallel_chunks(s, n, threads, run);
   else run(0, n);
 }
+
+}  // namespace cpu
 
 PlanCacheStats dot_plan_cache_stats(Session& s) {
   s.check("dot_plan_cache_stats");

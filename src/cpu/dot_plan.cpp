@@ -4,38 +4,12 @@
 #include <cstring>
 #include <string>
 
-#include "cpu/op_common.hpp"
-
 namespace tenferro::detail {
 
 namespace {
 
 // Small-path limits: tiny products run a plain loop (no BLAS call, no allocation).
 constexpr std::int64_t kSmallExtent = 64, kSmallWork = 4096;
-
-std::string dims_text(const DotDims& d) {
-  return "lhs_contracting=" + d.lhs_contracting.to_string() + " rhs_contracting=" + d.rhs_contracting.to_string() +
-         " lhs_batch=" + d.lhs_batch.to_string() + " rhs_batch=" + d.rhs_batch.to_string();
-}
-
-// Normalized axes of one operand's batch and contracting lists; AxisError for an axis
-// out of range or listed twice (within or across the lists).
-void operand_axes(std::string_view op, const char* side, const Tensor& t, const Dims& batch, const Dims& contracting, const DotDims& d,
-                  int* b, int* c, bool* used) {
-  std::fill(used, used + t.rank(), false);
-  auto take = [&](const Dims& list, int* out) {
-    for (int i = 0; i < list.size(); ++i) {
-      const std::int64_t a = list[i] < 0 ? list[i] + t.rank() : list[i];
-      if (a < 0 || a >= t.rank())
-        throw AxisError(op, std::string(side) + " axis " + std::to_string(list[i]) + " out of range for rank " + std::to_string(t.rank()) + " (" + dims_text(d) + ")");
-      if (used[a]) throw AxisError(op, std::string(side) + " axis " + std::to_string(list[i]) + " listed twice (" + dims_text(d) + ")");
-      used[a] = true;
-      out[i] = static_cast<int>(a);
-    }
-  };
-  take(batch, b);
-  take(contracting, c);
-}
 
 // Merges a group of axes (in the given order) into one stride when each non-unit axis
 // follows the previous one contiguously. Returns false when it cannot.
@@ -74,55 +48,37 @@ bool writable_by_blas(std::int64_t R, std::int64_t C, std::int64_t rs, std::int6
   return rs == 1 && cs >= std::max<std::int64_t>(1, R);
 }
 
-void analyze_dot(std::string_view op, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, DotPlan& p,
-                 Dims& out_shape) {
-  require_cpu_tensor(lhs, op, "lhs");
-  require_cpu_tensor(rhs, op, "rhs");
-  const DType d = promote(lhs.dtype(), rhs.dtype());
-  if (!is_inexact(lhs.dtype()) || !is_inexact(rhs.dtype()))
-    throw DTypeError(op, "operands " + describe(lhs) + " and " + describe(rhs) + " must be float or complex");
-  if (dims.lhs_batch.size() != dims.rhs_batch.size() || dims.lhs_contracting.size() != dims.rhs_contracting.size())
-    throw ShapeError(op, "batch and contracting lists must pair up (" + dims_text(dims) + ")");
-  int lb[kMaxRank], lc[kMaxRank], rb[kMaxRank], rc[kMaxRank];
-  bool lused[kMaxRank], rused[kMaxRank];
-  if (dims.lhs_batch.size() + dims.lhs_contracting.size() > lhs.rank() || dims.rhs_batch.size() + dims.rhs_contracting.size() > rhs.rank())
-    throw AxisError(op, "more batch and contracting axes than the operands have (" + dims_text(dims) + ")");
-  operand_axes(op, "lhs", lhs, dims.lhs_batch, dims.lhs_contracting, dims, lb, lc, lused);
-  operand_axes(op, "rhs", rhs, dims.rhs_batch, dims.rhs_contracting, dims, rb, rc, rused);
-  const int nb = dims.lhs_batch.size(), nk = dims.lhs_contracting.size();
-  for (int i = 0; i < nb; ++i)
-    if (lhs.extent(lb[i]) != rhs.extent(rb[i]))
-      throw ShapeError(op, "batch extents differ: lhs axis " + std::to_string(lb[i]) + " has " + std::to_string(lhs.extent(lb[i])) +
-                               ", rhs axis " + std::to_string(rb[i]) + " has " + std::to_string(rhs.extent(rb[i])));
-  for (int i = 0; i < nk; ++i)
-    if (lhs.extent(lc[i]) != rhs.extent(rc[i]))
-      throw ShapeError(op, "contracting extents differ: lhs axis " + std::to_string(lc[i]) + " has " + std::to_string(lhs.extent(lc[i])) +
-                               ", rhs axis " + std::to_string(rc[i]) + " has " + std::to_string(rhs.extent(rc[i])));
-  const int nm = lhs.rank() - nb - nk, nn = rhs.rank() - nb - nk;
+void plan_dot(const DotCall& c, DotPlan& p) {
+  const std::string_view op = c.op;
+  const DotSignature& sig = *c.sig;
+  const Tensor &lhs = *c.lhs, &rhs = *c.rhs, &out = *c.out;
+  const int nm = sig.nm, nn = sig.nn, nk = sig.nk, nb = sig.nb;
   if (nm > kMaxDotAxes || nn > kMaxDotAxes || nk > kMaxDotAxes || nb > kMaxDotAxes)
     throw UnsupportedError(op, "more than " + std::to_string(kMaxDotAxes) + " axes in one group");
-  out_shape = Dims(nm + nn + nb, 0);
+  const DType d = sig.dtype;
   p.dtype = d;
-  p.conj_l = dims.conj_lhs && is_complex(d);
-  p.conj_r = dims.conj_rhs && is_complex(d);
+  p.conj_l = sig.conj_lhs;
+  p.conj_r = sig.conj_rhs;
   p.nm = nm;
   p.nn = nn;
   p.nk = nk;
   p.nb = nb;
-  int m = 0, n = 0;
-  for (int a = 0; a < lhs.rank(); ++a)
-    if (!lused[a]) {
-      out_shape[m] = p.mext[m] = lhs.extent(a);
-      p.lm[m] = lhs.stride(a);
-      p.lperm[m++] = a;
-    }
-  for (int a = 0; a < rhs.rank(); ++a)
-    if (!rused[a]) {
-      out_shape[nm + n] = p.next[n] = rhs.extent(a);
-      p.rn[n] = rhs.stride(a);
-      p.rperm[nk + n++] = a;
-    }
+  for (int m = 0; m < nm; ++m) {
+    const int a = sig.lhs_free[m];
+    p.mext[m] = lhs.extent(a);
+    p.lm[m] = lhs.stride(a);
+    p.lperm[m] = a;
+    p.om[m] = out.stride(m);
+  }
+  for (int n = 0; n < nn; ++n) {
+    const int a = sig.rhs_free[n];
+    p.next[n] = rhs.extent(a);
+    p.rn[n] = rhs.stride(a);
+    p.rperm[nk + n] = a;
+    p.on[n] = out.stride(nm + n);
+  }
   // K pairs sorted by |lhs stride| so a contiguous lhs group merges (order of a sum is free).
+  const std::int8_t *lc = sig.lhs_contracting, *rc = sig.rhs_contracting;
   int korder[kMaxDotAxes];
   for (int i = 0; i < nk; ++i) korder[i] = i;
   for (int i = 1; i < nk; ++i)  // insertion sort: stable, allocation-free, nk is tiny
@@ -136,40 +92,33 @@ void analyze_dot(std::string_view op, const Tensor& lhs, const Tensor& rhs, cons
     p.rperm[i] = rc[k];
   }
   for (int i = 0; i < nb; ++i) {
-    out_shape[nm + nn + i] = p.bext[i] = lhs.extent(lb[i]);
-    p.lb[i] = lhs.stride(lb[i]);
-    p.rb[i] = rhs.stride(rb[i]);
-    p.lperm[nm + nk + i] = lb[i];
-    p.rperm[nk + nn + i] = rb[i];
+    p.bext[i] = lhs.extent(sig.lhs_batch[i]);
+    p.lb[i] = lhs.stride(sig.lhs_batch[i]);
+    p.rb[i] = rhs.stride(sig.rhs_batch[i]);
+    p.ob[i] = out.stride(nm + nn + i);
+    p.lperm[nm + nk + i] = sig.lhs_batch[i];
+    p.rperm[nk + nn + i] = sig.rhs_batch[i];
   }
-  p.M = checked_numel(std::span<const std::int64_t>(p.mext, nm), op);
-  p.N = checked_numel(std::span<const std::int64_t>(p.next, nn), op);
-  p.K = checked_numel(std::span<const std::int64_t>(p.kext, nk), op);
-  p.batches = checked_numel(std::span<const std::int64_t>(p.bext, nb), op);
-  checked_numel(out_shape, op);
-  if (out) {
-    require_output(*out, op, d, out_shape);
-    check_overlap(*out, lhs, op, false);
-    check_overlap(*out, rhs, op, false);
-    for (int i = 0; i < nm; ++i) p.om[i] = out->stride(i);
-    for (int i = 0; i < nn; ++i) p.on[i] = out->stride(nm + i);
-    for (int i = 0; i < nb; ++i) p.ob[i] = out->stride(nm + nn + i);
-  } else {
-    const Dims cs = compact_strides(out_shape);
-    for (int i = 0; i < nm; ++i) p.om[i] = cs[i];
-    for (int i = 0; i < nn; ++i) p.on[i] = cs[nm + i];
-    for (int i = 0; i < nb; ++i) p.ob[i] = cs[nm + nn + i];
-  }
+  // Extents of validated tensors: every product fits (the result's was checked).
+  auto product = [](const std::int64_t* e, int n) {
+    std::int64_t v = 1;
+    for (int i = 0; i < n; ++i) v *= e[i];
+    return v;
+  };
+  p.M = product(p.mext, nm);
+  p.N = product(p.next, nn);
+  p.K = product(p.kext, nk);
+  p.batches = product(p.bext, nb);
   const bool convert_l = lhs.dtype() != d, convert_r = rhs.dtype() != d;
   if (p.M == 0 || p.N == 0 || p.batches == 0 || p.K == 0) {
-    p.kernel = DotKernel::empty;
+    p.path = DotPath::empty;
     return;
   }
   if (!convert_l && !convert_r && p.M <= kSmallExtent && p.N <= kSmallExtent && p.K <= kSmallExtent && p.M * p.N * p.K <= kSmallWork) {
-    p.kernel = DotKernel::small;
+    p.path = DotPath::small;
     return;
   }
-  p.kernel = DotKernel::blas;
+  p.path = DotPath::blas;
   const bool lm_ok = merge_group(nm, p.mext, p.lm, p.lm1), lk_ok = merge_group(nk, p.kext, p.lk, p.lk1);
   const bool rk_ok = merge_group(nk, p.kext, p.rk, p.rk1), rn_ok = merge_group(nn, p.next, p.rn, p.rn1);
   const bool om_ok = merge_group(nm, p.mext, p.om, p.om1), on_ok = merge_group(nn, p.next, p.on, p.on1);
@@ -191,8 +140,7 @@ void analyze_dot(std::string_view op, const Tensor& lhs, const Tensor& rhs, cons
   }
 }
 
-int dot_cache_key(const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, std::int64_t* key, int cap,
-                  std::uint64_t& hash) {
+int dot_cache_key(const DotCall& c, std::int64_t* key, int cap, std::uint64_t& hash) {
   int n = 0;
   auto put = [&](std::int64_t v) {
     if (n < cap) key[n] = v;
@@ -205,10 +153,10 @@ int dot_cache_key(const Tensor& lhs, const Tensor& rhs, const DotDims& dims, con
       put(t.stride(i));
     }
   };
-  tensor(lhs);
-  tensor(rhs);
-  if (out) tensor(*out);
-  else put(-1);
+  tensor(*c.lhs);
+  tensor(*c.rhs);
+  tensor(*c.out);
+  const DotDims& dims = *c.dims;
   for (const Dims* l : {&dims.lhs_contracting, &dims.rhs_contracting, &dims.lhs_batch, &dims.rhs_batch}) {
     put(l->size());
     for (auto v : *l) put(v);

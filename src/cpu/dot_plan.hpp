@@ -1,8 +1,10 @@
 #pragma once
-// dot_general analysis: validation, axis classification (TBLIS-style groups: M = lhs
-// free, N = rhs free, K = contracted, B = batch), merging of each group into one
-// stride where the layout allows, and the kernel choice. Plans are cached per session
-// (DotPlanCache, checked out with the session's resources).
+// The CPU contraction kernels (listed in src/cpu/kernel_table.cpp) and their layout
+// analysis: from a validated call (ops/contraction.hpp's DotCall, whose signature
+// classifies the axes into TBLIS-style groups: M = lhs free, N = rhs free, K =
+// contracted, B = batch), merge each group into one stride where the layout allows and
+// choose the path. Plans are cached per session (DotPlanCache, checked out with the
+// session's resources).
 //
 // Example: lhs [i,j,b] (compact), rhs [j,k,b], contracting {1}/{0}, batch {2}/{2}:
 //   M = {i}, K = {j}, N = {k}, B = {b}; out [i,k,b]. Each group is one axis, so every
@@ -14,6 +16,7 @@
 #include <cstdint>
 
 #include "core/bounded_cache.hpp"
+#include "ops/contraction.hpp"
 #include "tenferro/dot.hpp"
 
 namespace tenferro::detail {
@@ -21,15 +24,15 @@ namespace tenferro::detail {
 /// Most axes one group (M, N, K or B) may have.
 inline constexpr int kMaxDotAxes = 24;
 
-/// Which kernel a plan runs.
-enum class DotKernel : std::uint8_t { empty, small, blas };
+/// Which path a plan runs.
+enum class DotPath : std::uint8_t { empty, small, blas };
 
 /// The analysis of one dot_general call (shapes, strides, config → kernel and layout).
 /// Strides are in elements of the operand they belong to.
 struct DotPlan {
   DType dtype = DType::f64;  ///< compute dtype (= out dtype)
   bool conj_l = false, conj_r = false;
-  DotKernel kernel = DotKernel::small;
+  DotPath path = DotPath::small;
   std::int64_t M = 1, N = 1, K = 1, batches = 1;
   int nm = 0, nn = 0, nk = 0, nb = 0;
   std::int64_t mext[kMaxDotAxes], next[kMaxDotAxes], kext[kMaxDotAxes], bext[kMaxDotAxes];
@@ -54,17 +57,27 @@ bool blas_compatible(std::int64_t R, std::int64_t C, std::int64_t rs, std::int64
 /// Whether BLAS can write a rows×cols column-major output with these strides.
 bool writable_by_blas(std::int64_t R, std::int64_t C, std::int64_t rs, std::int64_t cs);
 
-/// Validates everything (dtypes, dims, out) and analyzes. `out` may be null (allocating
-/// form); `out_shape` receives the result shape.
-void analyze_dot(std::string_view op, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, DotPlan& plan,
-                 Dims& out_shape);
+/// The layout analysis of a validated call. UnsupportedError (naming dot_general) for
+/// what this backend cannot run: a group of more than kMaxDotAxes axes, or a BLAS
+/// matrix extent above 2^31-1.
+void plan_dot(const DotCall& c, DotPlan& plan);
 
 /// Plans keyed by (dtypes, shapes, strides, config): Note [Bounded caches].
 using DotPlanCache = BoundedCache<DotPlan>;
 
 /// Serializes the cache key of a call into key[0..len); returns len, or 0 when the call
 /// is too large to cache.
-int dot_cache_key(const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, std::int64_t* key, int cap,
-                  std::uint64_t& hash);
+int dot_cache_key(const DotCall& c, std::int64_t* key, int cap, std::uint64_t& hash);
 
 }  // namespace tenferro::detail
+
+namespace tenferro::cpu {
+
+/// DotKernel: the small loop, one direct BLAS call (the short form, Note [dot fast
+/// path]), or the cached plan's path.
+void dot_kernel(Session& s, const detail::DotCall& c);
+/// GroupedGemmKernel: items split across the session's threads when every one takes the
+/// small loop, else one after the other.
+void grouped_gemm_kernel(Session& s, std::span<const GemmItem> items);
+
+}  // namespace tenferro::cpu

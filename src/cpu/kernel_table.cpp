@@ -4,6 +4,7 @@
 #include "cpu/axis_ops.hpp"
 #include "cpu/blas1.hpp"
 #include "cpu/convert.hpp"
+#include "cpu/dot_plan.hpp"
 #include "cpu/elementwise_kernels.hpp"
 #include "cpu/index_common.hpp"
 #include "cpu/provider_kernels.hpp"
@@ -59,10 +60,9 @@ constexpr KernelTable make_cpu_table() {
   t[static_cast<int>(OpId::index_select)] = kernel_entry(OpId::index_select, {.take = &cpu::index_select_kernel});
   t[static_cast<int>(OpId::gather)] = kernel_entry(OpId::gather, {.gather = &cpu::gather_kernel});
   t[static_cast<int>(OpId::scatter)] = kernel_entry(OpId::scatter, {.scatter = &cpu::scatter_kernel});
-  // contraction
-  for (OpId op : {
-    OpId::dot_general, OpId::grouped_gemm
-  }) t[static_cast<int>(op)] = kernel_entry(op);
+  // contraction (cpu/dot_plan.hpp; the front ends in src/ops/contraction.cpp)
+  t[static_cast<int>(OpId::dot_general)] = kernel_entry(OpId::dot_general, {.dot = &cpu::dot_kernel});
+  t[static_cast<int>(OpId::grouped_gemm)] = kernel_entry(OpId::grouped_gemm, {.grouped_gemm = &cpu::grouped_gemm_kernel});
   // fft: FFTW (cpu/provider_kernels.hpp; the front ends in src/ops/fft.cpp)
   for (OpId op : {
     OpId::fft, OpId::ifft, OpId::rfft, OpId::irfft

@@ -11,8 +11,8 @@
 // fallback to another device. A kernel entry of a family whose front end lives in
 // src/ops carries the kernel itself (KernelFn, one member per kernel signature), and
 // that front end dispatches through kernel_for(session, op, dtype): every family
-// but contraction (dot_general, grouped_gemm: src/cpu/dot.cpp) and einsum, whose
-// entries record capability only and whose CPU code is still called directly. Kernels
+// but einsum, whose entry records capability only (its front end, src/einsum, plans
+// and then calls the public contraction and elementwise ops). Kernels
 // a provider library implements in its family folder (FFTW, LAPACK) are declared for
 // the CPU table in src/cpu/provider_kernels.hpp. A backend's
 // table is built at compile time from its per-family kernel lookups (e.g.
@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "ops/catalog.hpp"
+#include "tenferro/dot.hpp"
 #include "tenferro/indexing.hpp"
 #include "tenferro/linalg.hpp"
 #include "tenferro/ops.hpp"
@@ -36,6 +37,7 @@ namespace tenferro::detail {
 
 struct IndexMap;    // ops/indexing.hpp
 struct FftRequest;  // ops/fft.hpp
+struct DotCall;     // ops/contraction.hpp
 namespace linalg {
 struct Rhs;  // ops/linalg.hpp
 }
@@ -170,6 +172,15 @@ using MatrixExpKernel = Tensor (*)(Session& s, const Tensor& a);
 /// interchanges `pivots` apply; ArgumentError naming `op` for a pivot outside [i, m).
 using PivotsKernel = Tensor (*)(Session& s, const Tensor& pivots, std::int64_t m, std::string_view op);
 
+/// dot_general's and matmul's kernel (src/ops/contraction.cpp): out = alpha·(lhs·rhs)
+/// + beta·out over the validated call `c` (Note [Contraction in the op layer]); beta = 0
+/// never reads out.
+using DotKernel = void (*)(Session& s, const DotCall& c);
+/// grouped_gemm's kernel: every item's c = alpha·op(a)·op(b) + beta·c, items validated
+/// (rank-2 operands of matching extents, c of the promoted dtype, writable, the c
+/// tensors disjoint from each other and from every operand).
+using GroupedGemmKernel = void (*)(Session& s, std::span<const GemmItem> items);
+
 /// vdot's kernel (src/ops/blas1.cpp): out (rank 0, the promoted dtype, validated) =
 /// Σ conj(a)·b over a and b of equal shape, numeric dtypes.
 using VdotKernel = void (*)(Session& s, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -235,6 +246,8 @@ union KernelFn {
   FullPivLuKernel lu_full_pivot;
   DetKernel det;
   PivotsKernel pivots;
+  DotKernel dot;
+  GroupedGemmKernel grouped_gemm;
   VdotKernel vdot;
   AxpbyKernel axpby;
   UnaryKernel unary;
