@@ -21,6 +21,7 @@
 #include "ad/cases_linalg_misc.hpp"
 #include "ad/cases_misc_ops.hpp"
 #include "ad/rule_case.hpp"
+#include "ops/analytic/analytic_cases.hpp"
 #include "ops/catalog.hpp"
 
 using namespace tenferro;
@@ -70,32 +71,8 @@ std::vector<RuleCase> cases() {
   add("real", "real", {{m34}}, [](auto& c, Args x) { return Out{ad::real(c, x[0])}; });
   add("imag", "imag", {{m34}}, [](auto& c, Args x) { return Out{ad::imag(c, x[0])}; });
   add("angle", "angle", {{m34, 0.2, 1}}, [](auto& c, Args x) { return Out{ad::angle(c, x[0])}; });
-#define TF_ANALYTIC(name, lo, hi, cplx) \
-  add(#name, #name, {{m34, lo, hi}}, [](auto& c, Args x) { return Out{ad::name(c, x[0])}; }, cplx);
-  TF_ANALYTIC(exp, -1, 1, true)
-  TF_ANALYTIC(log, 0.5, 2, true)
-  TF_ANALYTIC(sin, -1, 1, true)
-  TF_ANALYTIC(cos, -1, 1, true)
-  TF_ANALYTIC(tan, -0.7, 0.7, true)
-  TF_ANALYTIC(tanh, -1, 1, true)
-  TF_ANALYTIC(sqrt, 0.5, 2, true)
-  TF_ANALYTIC(rsqrt, 0.5, 2, true)
-  TF_ANALYTIC(expm1, -1, 1, true)
-  TF_ANALYTIC(log1p, 0.1, 1, true)
-  TF_ANALYTIC(erf, -1, 1, false)
-  TF_ANALYTIC(sigmoid, -1, 1, true)
-  TF_ANALYTIC(asin, -0.6, 0.6, true)
-  TF_ANALYTIC(acos, -0.6, 0.6, true)
-  TF_ANALYTIC(atan, -0.6, 0.6, true)
-  TF_ANALYTIC(sinh, -1, 1, true)
-  TF_ANALYTIC(cosh, -1, 1, true)
-  TF_ANALYTIC(log2, 0.5, 2, true)
-  TF_ANALYTIC(exp2, -1, 1, true)
-  TF_ANALYTIC(cbrt, 0.5, 2, false)
-  TF_ANALYTIC(softplus, -2, 2, false)
-  TF_ANALYTIC(silu, -2, 2, false)
-  TF_ANALYTIC(gelu, -2, 2, false)
-#undef TF_ANALYTIC
+  for (const AnalyticCase& a : analytic_cases())  // every analytic op: its row (ops/analytic/analytic_cases.hpp)
+    add(a.name, a.name, {{m34, a.ad_dom.lo, a.ad_dom.hi}}, [f = a.ad_fn](auto& c, Args x) { return Out{f(c, x[0])}; }, a.complex_ref != nullptr);
   add("cbrt", "cbrt_negative", {{m34, -2, -0.5}}, [](auto& c, Args x) { return Out{ad::cbrt(c, x[0])}; }, false);
   add("softplus", "softplus_large_magnitude", {{m34, -30, 30}}, [](auto& c, Args x) { return Out{ad::softplus(c, x[0])}; }, false);
   add("convert", "convert_to_complex", {{m34}}, [](auto& c, Args x) { return Out{ad::convert(c, x[0], DType::c128)}; }, false);

@@ -10,6 +10,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "ops/analytic/analytic_cases.hpp"
 #include "support/expect_error.hpp"
 #include "support/test_util.hpp"
 
@@ -37,62 +38,12 @@ bool rel_close(double a, double b, double tol) { return std::abs(a - b) <= tol *
 /// f32/c64 against the double reference ~1e-5, f64/c128 ~1e-13.
 double tolerance(DType d) { return real_dtype(d) == DType::f32 ? 1e-5 : 1e-13; }
 
-struct Domain {
-  double lo, hi;
-};
+using AnCase = testing::AnalyticCase;
+using testing::Domain;
 
-struct AnCase {
-  std::string name;
-  Tensor (*fn)(Session&, const Tensor&);
-  void (*fn_into)(Session&, const Tensor&, const Tensor&);
-  bool complex_ok;
-  std::function<double(double)> real_ref;
-  std::function<cd(cd)> complex_ref;
-  Domain real_dom, complex_dom;  ///< complex: both parts drawn from the domain
-};
+const std::vector<AnCase>& cases() { return testing::analytic_cases(); }
 
-const std::vector<AnCase>& cases() {
-  static const std::vector<AnCase> c = {
-      {"exp", &exp, &exp_into, true, [](double x) { return std::exp(x); }, [](cd z) { return std::exp(z); }, {-5, 5}, {-3, 3}},
-      {"log", &log, &log_into, true, [](double x) { return std::log(x); }, [](cd z) { return std::log(z); }, {0.01, 10}, {-3, 3}},
-      {"sin", &sin, &sin_into, true, [](double x) { return std::sin(x); }, [](cd z) { return std::sin(z); }, {-6, 6}, {-3, 3}},
-      {"cos", &cos, &cos_into, true, [](double x) { return std::cos(x); }, [](cd z) { return std::cos(z); }, {-6, 6}, {-3, 3}},
-      {"tan", &tan, &tan_into, true, [](double x) { return std::tan(x); }, [](cd z) { return std::tan(z); }, {-1.4, 1.4}, {-1.4, 1.4}},
-      {"tanh", &tanh, &tanh_into, true, [](double x) { return std::tanh(x); }, [](cd z) { return std::tanh(z); }, {-5, 5}, {-1.4, 1.4}},
-      {"sqrt", &sqrt, &sqrt_into, true, [](double x) { return std::sqrt(x); }, [](cd z) { return std::sqrt(z); }, {0, 10}, {-3, 3}},
-      {"rsqrt", &rsqrt, &rsqrt_into, true, [](double x) { return 1 / std::sqrt(x); }, [](cd z) { return 1.0 / std::sqrt(z); }, {0.01, 10}, {-3, 3}},
-      {"expm1", &expm1, &expm1_into, true, [](double x) { return std::expm1(x); },
-       [](cd z) {
-         // exp(z) - 1 without cancellation: Re = expm1(x) cos(y) - 2 sin^2(y/2).
-         const long double x = z.real(), y = z.imag(), s = std::sin(y / 2);
-         return cd(static_cast<double>(std::expm1(x) * std::cos(y) - 2 * s * s), static_cast<double>(std::exp(x) * std::sin(y)));
-       },
-       {-3, 3}, {-3, 3}},
-      {"log1p", &log1p, &log1p_into, true, [](double x) { return std::log1p(x); }, [](cd z) { return std::log(1.0 + z); }, {-0.9, 5}, {-0.9, 2}},
-      {"erf", &erf, &erf_into, false, [](double x) { return std::erf(x); }, nullptr, {-3, 3}, {0, 0}},
-      {"sigmoid", &sigmoid, &sigmoid_into, true, [](double x) { return 1 / (1 + std::exp(-x)); }, [](cd z) { return 1.0 / (1.0 + std::exp(-z)); },
-       {-10, 10}, {-2, 2}},
-      {"asin", &asin, &asin_into, true, [](double x) { return std::asin(x); }, [](cd z) { return std::asin(z); }, {-0.95, 0.95}, {-2, 2}},
-      {"acos", &acos, &acos_into, true, [](double x) { return std::acos(x); }, [](cd z) { return std::acos(z); }, {-0.95, 0.95}, {-2, 2}},
-      {"atan", &atan, &atan_into, true, [](double x) { return std::atan(x); }, [](cd z) { return std::atan(z); }, {-5, 5}, {-0.8, 0.8}},
-      {"sinh", &sinh, &sinh_into, true, [](double x) { return std::sinh(x); }, [](cd z) { return std::sinh(z); }, {-5, 5}, {-3, 3}},
-      {"cosh", &cosh, &cosh_into, true, [](double x) { return std::cosh(x); }, [](cd z) { return std::cosh(z); }, {-5, 5}, {-3, 3}},
-      {"log2", &log2, &log2_into, true, [](double x) { return std::log2(x); }, [](cd z) { return std::log(z) / std::log(2.0); }, {0.01, 10}, {-3, 3}},
-      {"exp2", &exp2, &exp2_into, true, [](double x) { return std::exp2(x); }, [](cd z) { return std::pow(2.0, z); }, {-5, 5}, {-3, 3}},
-      {"cbrt", &cbrt, &cbrt_into, false, [](double x) { return std::cbrt(x); }, nullptr, {-8, 8}, {0, 0}},
-      // Naive formulas in long double: fine on these domains (the tails have their own test).
-      {"softplus", &softplus, &softplus_into, false, [](double x) { return static_cast<double>(std::log1p(std::exp(static_cast<long double>(x)))); },
-       nullptr, {-20, 20}, {0, 0}},
-      {"silu", &silu, &silu_into, false, [](double x) { return static_cast<double>(x / (1 + std::exp(-static_cast<long double>(x)))); },
-       nullptr, {-20, 20}, {0, 0}},
-      {"gelu", &gelu, &gelu_into, false,
-       [](double x) { return static_cast<double>(0.5L * x * (1 + std::erf(static_cast<long double>(x) / std::sqrt(2.0L)))); }, nullptr,
-       {-6, 6}, {0, 0}},
-  };
-  return c;
-}
-
-bool in_op_set(const AnCase& c, DType d) { return is_floating(d) || (c.complex_ok && is_complex(d)); }
+bool in_op_set(const AnCase& c, DType d) { return is_floating(d) || (c.complex_ref && is_complex(d)); }
 
 /// Checks y = op(x) element by element against the double-precision reference.
 void check_result(const AnCase& c, const Tensor& x, const Tensor& y, double tol) {
@@ -144,7 +95,22 @@ TEST(Analytic, EveryOpDTypeLayoutAndShapeMatchesReference) {
       }
     }
   }
-  EXPECT_EQ(n, (18 * 4 + 5 * 2) * 6 * 4);
+  int want = 0;  // every analytic row x its dtypes x shapes x layouts
+  for (const AnCase& c : cases()) want += c.complex_ref ? 4 : 2;
+  EXPECT_EQ(n, want * 6 * 4);
+}
+
+TEST(Analytic, EveryCatalogueRowHasACaseWithItsDTypeSet) {
+  std::vector<std::string> names;
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpInfo& info = kOps[i];
+    if (info.family != OpFamily::analytic) continue;
+    names.emplace_back(info.name);
+    const auto it = std::find_if(cases().begin(), cases().end(), [&](const AnCase& c) { return c.name == info.name; });
+    ASSERT_NE(it, cases().end()) << "analytic op " << info.name << " has no row in tests/ops/analytic/analytic_cases.hpp";
+    EXPECT_EQ(it->complex_ref != nullptr, in_set(DType::c128, info.dtypes)) << info.name << ": complex reference vs catalogue dtype set";
+  }
+  EXPECT_EQ(names.size(), cases().size()) << "a row names no analytic catalogue op";
 }
 
 TEST(Analytic, LargerRandomSamplesMatchReference) {
