@@ -57,7 +57,7 @@ TENFERRO_AD_UNARY(real)
 TENFERRO_AD_UNARY(imag)
 TENFERRO_AD_UNARY(angle)
 // The analytic functions: every `analytic` row (Note [Family lists from the catalogue]).
-// Derivatives of the newer ones: log2: 1/(x ln 2); exp2: 2^x ln 2; cbrt: 1/(3 cbrt(x)^2)
+// Derivatives of the newer ones: log2: 1/(x ln 2); log10: 1/(x ln 10); exp2: 2^x ln 2; cbrt: 1/(3 cbrt(x)^2)
 // (inf at 0); softplus: sigmoid(x); silu: σ(x)(1 + x(1 - σ(x))); gelu: Φ(x) + x φ(x).
 #define TENFERRO_ANALYTIC_ITEM(name) TENFERRO_AD_UNARY(name)
 #define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)

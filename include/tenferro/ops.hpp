@@ -109,9 +109,10 @@ TENFERRO_UNARY_OP(angle)
 // The analytic functions, one declaration pair per `analytic` row of the catalogue
 // (op_catalog.def; Note [Family lists from the catalogue]): exp log sin cos tan tanh
 // sqrt rsqrt expm1 log1p erf sigmoid asin acos atan sinh cosh log2 exp2 cbrt softplus
-// silu gelu.
-// - log2, exp2: float and complex dtypes (complex: log(z)/ln 2 on log's principal
-//   branch, exp(z·ln 2)); log2(0) = -inf, log2(x < 0) = NaN for real x.
+// silu gelu log10.
+// - log2, log10, exp2: float and complex dtypes (complex: log(z)/ln 2 and log(z)/ln 10
+//   on log's principal branch, exp(z·ln 2)); log2(0) = -inf, log2(x < 0) = NaN for real
+//   x, and the same for log10.
 // - cbrt, softplus, silu, gelu: float dtypes only (the stable forms branch on the sign
 //   of x, which complex numbers lack). cbrt is the real cube root, odd: cbrt(-8) = -2.
 //   softplus = log(1 + e^x), computed as max(x, 0) + log1p(e^-|x|): no overflow for

@@ -325,6 +325,7 @@ Tensor analytic_derivative(Session& s, const Node& n) {
     case OpId::cosh: return T::sinh(s, x);
     case OpId::log2: return T::div(s, 1.0 / std::numbers::ln2, x);
     case OpId::exp2: return T::mul(s, y, std::numbers::ln2);
+    case OpId::log10: return T::div(s, 1.0 / std::numbers::ln10, x);
     case OpId::cbrt: return T::div(s, 1.0 / 3.0, T::mul(s, y, y));  // 1 / (3 x^(2/3)); inf at 0
     case OpId::softplus: return T::sigmoid(s, x);
     case OpId::silu: {  // σ + x σ (1 - σ) = σ (1 + x (1 - σ))

@@ -242,6 +242,10 @@ struct Log2 {
     }
   }
 };
+/// log10: std::log10 (complex: log(z)/ln 10, log's principal branch).
+struct Log10 {
+  template <class T> T operator()(T a) const noexcept { return std::log10(a); }
+};
 /// exp2: std::exp2 for reals; exp(z·ln 2) for complex.
 struct Exp2 {
   template <class T> T operator()(T a) const noexcept {
@@ -340,6 +344,7 @@ TENFERRO_OP_FN(cbrt, Cbrt, kAnalyticCost)
 TENFERRO_OP_FN(softplus, Softplus, kAnalyticCost)
 TENFERRO_OP_FN(silu, Silu, kAnalyticCost)
 TENFERRO_OP_FN(gelu, Gelu, kAnalyticCost)
+TENFERRO_OP_FN(log10, Log10, kAnalyticCost)
 #undef TENFERRO_OP_FN
 
 }  // namespace tenferro::detail

@@ -251,7 +251,7 @@ TEST(AdSupport, EveryRuleInTheCatalogueHasACaseAndATableEntry) {
   const std::size_t at = text.find("| op | JVP | VJP | catalogue status |");
   ASSERT_NE(at, std::string::npos) << "docs/ad.md has no support table";
   EXPECT_EQ(text.substr(at, md.size()), md) << "docs/ad.md's support table differs from the catalogue; regenerate it with "
-                                               "TENFERRO_PRINT_AD_TABLE=1 ad_rules_test --gtest_filter=AdSupport.*";
+                                               "scripts/update_ad_table.sh";
 }
 
 }  // namespace

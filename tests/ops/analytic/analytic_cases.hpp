@@ -67,6 +67,7 @@ inline const std::vector<AnalyticCase>& analytic_cases() {
       TF_ANALYTIC_CASE(cosh, [](double x) { return std::cosh(x); }, [](cd z) { return std::cosh(z); }, {-5, 5}, {-3, 3}, {-1, 1}),
       TF_ANALYTIC_CASE(log2, [](double x) { return std::log2(x); }, [](cd z) { return std::log(z) / std::log(2.0); }, {0.01, 10}, {-3, 3}, {0.5, 2}),
       TF_ANALYTIC_CASE(exp2, [](double x) { return std::exp2(x); }, [](cd z) { return std::pow(2.0, z); }, {-5, 5}, {-3, 3}, {-1, 1}),
+      TF_ANALYTIC_CASE(log10, [](double x) { return std::log10(x); }, [](cd z) { return std::log10(z); }, {0.01, 10}, {-3, 3}, {0.5, 2}),
       TF_ANALYTIC_CASE(cbrt, [](double x) { return std::cbrt(x); }, nullptr, {-8, 8}, {0, 0}, {0.5, 2}),
       // Naive formulas in long double: fine on these domains (the tails have their own test).
       TF_ANALYTIC_CASE(softplus, [](double x) { return static_cast<double>(std::log1p(std::exp(static_cast<long double>(x)))); },
