@@ -2,11 +2,13 @@
 // (eig, eigvals): wrappers, JVP and VJP rules. Matrices are [M, N, batch...].
 //
 // Note [LU rules] (P·A = L·U with partial pivoting; P is piecewise constant, so it and
-// the pivots are constants: their tangents are zero). lu and lu_factor record ONE node
-// whose value is the factor F [M, N, b...] in LAPACK's own layout (L strictly below the
-// diagonal, unit diagonal implied; U on and above it; lu_factor's first output, its
-// pivots a constant): it serves square, tall and wide A alike, and lu's L and U are
-// recorded tril/triu/slice views of it, so lu's node is lu_factor's. With
+// the pivots are constants: their tangents are zero). lu records ONE node with its three
+// outputs P, L [M, K, b...] and U [K, N, b...] (P a constant output), and lu_factor one
+// node whose output is the factor F [M, N, b...] in LAPACK's own layout (L strictly
+// below the diagonal, unit diagonal implied; U on and above it; its pivots a constant).
+// Both nodes save F and the pivots, and their rules share one core written on F: lu's
+// JVP returns dL = tril(dF, −1) and dU = triu(dF) cut to their shapes, and its VJP packs
+// F̄ = tril(L̄, −1) + triu(Ū) (each padded to [M, N]) before the core. With
 // K = min(M, N), L₁, U₁ the leading K×K blocks, A' = P·A:
 //   square:  C = L₁⁻¹·dA'·U₁⁻¹, dL = L₁·tril(C, −1), dU = triu(C)·U₁;
 //            Ā' = L₁⁻ᴴ·(tril(L₁ᴴ·L̄, −1) + triu(Ū·U₁ᴴ))·U₁⁻ᴴ;
@@ -101,14 +103,15 @@ Tensor permute_rows(Session& s, const Tensor& x, const Tensor& pivots, bool tran
   return mm_ah(s, permutation_matrix(s, pivots, x.extent(0), x.dtype()), x);
 }
 
-// ---- lu / lu_factor (Note [LU rules]). Node: y = F, x[0] = pivots.
-Tensor jvp_lu(Session& s, const Node& n, const Tensor* t) {
-  if (!t[0].defined()) return {};
-  const Tensor& f = n.y[0];
+// ---- lu / lu_factor (Note [LU rules]). lu_factor's node: y[0] = F, x[0] = pivots;
+// lu's: y = {P, L, U}, x[0] = pivots, x[1] = F.
+
+// The packed tangent dF of F from dA.
+Tensor lu_factor_tangent(Session& s, const Tensor& f, const Tensor& pivots, const Tensor& t) {
   const std::int64_t m = f.extent(0), nn = f.extent(1), k = std::min(m, nn);
   if (k == 0) return detail::zeros_like(s, f);
   const Tensor f1 = f.slice_view(0, 0, k).slice_view(1, 0, k);
-  const Tensor da = permute_rows(s, t[0], n.x[0], false);  // P·dA
+  const Tensor da = permute_rows(s, t, pivots, false);  // P·dA
   Tensor c = u_solve(s, f1, l_solve(s, f1, da.slice_view(0, 0, k).slice_view(1, 0, k), MatOp::none), Side::right, MatOp::none);
   Tensor dl = mm(s, unit_lower(s, f1), T::tril(s, c, -1));
   Tensor du = mm(s, T::triu(s, c, 0), T::triu(s, f1, 0));
@@ -123,13 +126,11 @@ Tensor jvp_lu(Session& s, const Node& n, const Tensor* t) {
   }
   return d1;
 }
-void vjp_lu(Session& s, const Node& n, const Tensor& g, Grad* out) {
-  const Tensor& f = n.y[0];
+
+// Ā from the packed cotangent F̄ = g.
+Tensor lu_factor_cotangent(Session& s, const Tensor& f, const Tensor& pivots, const Tensor& g) {
   const std::int64_t m = f.extent(0), nn = f.extent(1), k = std::min(m, nn);
-  if (k == 0) {
-    out[0] = {detail::zeros_like(s, f), true};
-    return;
-  }
+  if (k == 0) return detail::zeros_like(s, f);
   const Tensor f1 = f.slice_view(0, 0, k).slice_view(1, 0, k);
   const Tensor g1 = g.slice_view(0, 0, k).slice_view(1, 0, k);
   Tensor lower = mm_ah(s, unit_lower(s, f1), T::tril(s, g1, -1));  // L₁ᴴ·L̄
@@ -147,7 +148,36 @@ void vjp_lu(Session& s, const Node& n, const Tensor& g, Grad* out) {
   } else {
     ga = u_solve(s, f1, l_solve(s, f1, inner, MatOp::adjoint), Side::right, MatOp::adjoint);
   }
-  out[0] = {permute_rows(s, ga, n.x[0], true), true};  // Ā = Pᵀ·Ā'
+  return permute_rows(s, ga, pivots, true);  // Ā = Pᵀ·Ā'
+}
+
+Tensor jvp_lu_factor(Session& s, const Node& n, const Tensor* t) {
+  return t[0].defined() ? lu_factor_tangent(s, n.y[0], n.x[0], t[0]) : Tensor();
+}
+void vjp_lu_factor(Session& s, const Node& n, const Tensor& g, Grad* out) { out[0] = {lu_factor_cotangent(s, n.y[0], n.x[0], g), true}; }
+
+void jvp_lu(Session& s, const Node& n, const Tensor* t, Tensor* dy) {
+  if (!t[0].defined()) return;
+  const Tensor& f = n.x[1];
+  const std::int64_t m = f.extent(0), nn = f.extent(1), k = std::min(m, nn);
+  const Tensor df = lu_factor_tangent(s, f, n.x[0], t[0]);
+  dy[1] = T::tril(s, df.slice_view(1, 0, k), -1);  // dP = 0 (dy[0] stays undefined)
+  dy[2] = T::triu(s, df.slice_view(0, 0, k), 0);
+}
+void vjp_lu(Session& s, const Node& n, const Tensor* g, Grad* out) {
+  const Tensor& f = n.x[1];
+  const std::int64_t m = f.extent(0), nn = f.extent(1), k = std::min(m, nn);
+  Tensor packed;  // F̄ = tril(L̄, −1) + triu(Ū), each padded with zeros to F's shape
+  if (g[1].defined()) {
+    packed = T::tril(s, g[1], -1);
+    if (nn > k) packed = T::concatenate(s, {packed, detail::zeros_like(s, f.slice_view(1, k, nn))}, 1);
+  }
+  if (g[2].defined()) {
+    Tensor u = T::triu(s, g[2], 0);
+    if (m > k) u = T::concatenate(s, {u, detail::zeros_like(s, f.slice_view(0, k, m))}, 0);
+    packed = detail::add_maybe(s, packed, u);
+  }
+  if (packed.defined()) out[0] = {lu_factor_cotangent(s, f, n.x[0], packed), true};
 }
 
 // ---- lu_solve (Note [lu_solve rules]). Node: x[0] = F, x[1] = pivots, y = X;
@@ -214,8 +244,8 @@ void vjp_eig(Session& s, const Node& n, const Tensor* g, Grad* out) {
 
 namespace detail {
 void register_lu_eig_rules(std::array<Rules, tenferro::detail::kNumOps>& t) {
-  t[static_cast<int>(OpId::lu)] = {jvp_lu, vjp_lu};
-  t[static_cast<int>(OpId::lu_factor)] = {jvp_lu, vjp_lu};
+  t[static_cast<int>(OpId::lu)] = {nullptr, nullptr, jvp_lu, vjp_lu};
+  t[static_cast<int>(OpId::lu_factor)] = {jvp_lu_factor, vjp_lu_factor};
   t[static_cast<int>(OpId::lu_solve)] = {jvp_lu_solve, vjp_lu_solve};
   t[static_cast<int>(OpId::eig)] = {nullptr, nullptr, jvp_eig, vjp_eig};
 }
@@ -227,24 +257,19 @@ LuFactors lu(Context& ctx, const EagerTensor& a) {
     LuResult r = T::lu(s, a.value());
     return {std::move(r.P), EagerTensor(std::move(r.L)), EagerTensor(std::move(r.U))};
   }
-  // Note [LU rules]: one node whose value is the packed factor; L and U are recorded
-  // views of it (the unit diagonal of L is a constant).
+  // Note [LU rules]: one node with the three outputs, saving the packed factor.
   LuFactorResult f = T::lu_factor(s, a.value());
   const std::int64_t m = f.LU.extent(0), nn = f.LU.extent(1), k = std::min(m, nn);
   const DType dt = f.LU.dtype();
-  const Tensor pivots = f.pivots;
-  EagerTensor packed = finish<1>(ctx, OpId::lu, std::move(f.LU), {&a}, [&](Node& n) { n.x[0] = pivots; });
-  const int rank = packed.rank();
-  Dims start(rank, 0), limit;
-  for (int i = 0; i < rank; ++i) limit.push_back(packed.value().extent(i));
-  EagerTensor lpart = packed, upart = packed;
-  if (nn > k) {
-    Dims lim = limit;
-    lim[1] = k;
-    lpart = slice(ctx, packed, start, lim);
-  }
-  if (m > k) upart = rows(ctx, packed, 0, k);
-  return {permutation_matrix(s, pivots, m, dt), add(ctx, tril(ctx, lpart, -1), EagerTensor(Tensor::eye(m, dt, k))), triu(ctx, upart, 0)};
+  Tensor ys[3] = {permutation_matrix(s, f.pivots, m, dt),
+                  T::add(s, T::tril(s, f.LU.slice_view(1, 0, k), -1), Tensor::eye(m, dt, k)),
+                  T::triu(s, f.LU.slice_view(0, 0, k), 0)};
+  const EagerTensor* in[1] = {&a};
+  detail::MultiOut o = detail::finish_multi(ctx, OpId::lu, ys, in, [&](Node& n) {
+    n.x[0] = f.pivots;
+    n.x[1] = f.LU;
+  });
+  return {o.e[0].value(), std::move(o.e[1]), std::move(o.e[2])};
 }
 
 LuPacked lu_factor(Context& ctx, const EagerTensor& a) {

@@ -52,7 +52,7 @@ struct NodeExtra {
 /// Note [Tape node layout]: inputs, saved values and small parameters are inline (no
 /// heap allocation for the elementwise/reduction/structural nodes that dominate small
 /// workloads); `extra` is allocated only by ops with large parameters.
-/// Note [Multi-output nodes]: a primitive with several results (svd, qr, eigh, eig,
+/// Note [Multi-output nodes]: a primitive with several results (svd, qr, eigh, eig, lu,
 /// slogdet, lstsq) records ONE node with `nout` outputs; each output has its own value
 /// and cotangent slot, and an eager tensor refers to (node, slot). An output nobody
 /// differentiated keeps an undefined cotangent: a symbolic zero, so the rule skips

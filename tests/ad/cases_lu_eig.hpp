@@ -42,6 +42,12 @@ inline void add_lu_eig_cases(CaseList& add) {
       return Out{r.L, r.U};
     });
   }
+  // One output alone (the other's cotangent is a symbolic zero of the 3-output node).
+  for (const Shape& sh : {Shape{5, 3}, Shape{3, 5}}) {
+    const std::string nm = std::to_string(sh[0]) + "x" + std::to_string(sh[1]);
+    add("lu", "lu_l_only_" + nm, {{sh}}, [](auto& c, Args x) { return Out{ad::lu(c, pivoted(c, x[0])).L}; });
+    add("lu", "lu_u_only_" + nm, {{sh}}, [](auto& c, Args x) { return Out{ad::lu(c, pivoted(c, x[0])).U}; });
+  }
   add("lu", "lu_reconstructs_a", {{{4, 3}}}, [](auto& c, Args x) {
     // Pᵀ·L·U == A: its derivative must be the identity map.
     ad::LuFactors r = ad::lu(c, pivoted(c, x[0]));
