@@ -80,6 +80,35 @@ TENFERRO_API void heap_free_block(StorageHeader* block) noexcept;
 
 /// A block for `bytes` of data through this thread's allocator (or the heap).
 TENFERRO_API StorageHeader* allocate_block(std::size_t bytes);
+
+// Note [Per-device allocation]
+// Every owned block records its device. A CPU block comes from the thread's hook (the
+// session's pool) or the heap; a block of another device kind comes from the
+// DeviceAllocator its backend registered for that kind (a CUDA backend: device memory
+// behind a host header), and goes back to it when its last reference drops. Nothing
+// allocates on a device without a registered allocator (UnsupportedError), so no
+// caller ever gets host memory labelled as device memory.
+
+/// A device kind's block allocator, registered by its backend.
+class DeviceAllocator {
+ public:
+  /// A block for `bytes` of data on `device` (header on the host, `base` on the
+  /// device, `device` set); throws BackendError when out of memory.
+  virtual StorageHeader* allocate(std::size_t bytes, Device device) = 0;
+  /// Frees a block this allocator returned.
+  virtual void release(StorageHeader* block) noexcept = 0;
+
+ protected:
+  ~DeviceAllocator() = default;
+};
+
+/// Registers `a` (nullptr: none) as the allocator of device kind `k` other than the CPU
+/// (whose allocation is built in); returns the previous one. Blocks allocated through
+/// an allocator must be released before it is replaced.
+TENFERRO_API DeviceAllocator* set_device_allocator(DeviceKind k, DeviceAllocator* a) noexcept;
+/// A block for `bytes` on `device`: allocate_block on the CPU, else the kind's
+/// registered allocator (UnsupportedError naming `op` when there is none).
+TENFERRO_API StorageHeader* allocate_block_on(Device device, std::size_t bytes, std::string_view op);
 /// Drops one reference; the last one releases the block.
 inline void retain_block(StorageHeader* b) noexcept {
   if (b) b->refs.fetch_add(1, std::memory_order_relaxed);

@@ -100,6 +100,10 @@ class TENFERRO_API Tensor {
   /// overflow, RankError above kMaxRank.
   static Tensor empty(std::span<const std::int64_t> shape, DType dtype);
   static Tensor empty(std::initializer_list<std::int64_t> shape, DType dtype) { return empty(std::span(shape.begin(), shape.size()), dtype); }
+  /// Uninitialized compact tensor on `device`, through the device kind's allocator
+  /// (Note [Per-device allocation]); the CPU's is empty(shape, dtype). UnsupportedError
+  /// for a device kind without a registered allocator.
+  static Tensor empty(std::span<const std::int64_t> shape, DType dtype, Device device);
   /// All zeros.
   static Tensor zeros(std::span<const std::int64_t> shape, DType dtype);
   static Tensor zeros(std::initializer_list<std::int64_t> shape, DType dtype) { return zeros(std::span(shape.begin(), shape.size()), dtype); }

@@ -15,16 +15,16 @@ namespace tenferro {
 __extension__ typedef __int128 int128;  // exact span arithmetic for integer arange
 
 struct TensorAccess {
-  static Tensor owner(std::span<const std::int64_t> shape, DType dtype, std::string_view op) {
+  static Tensor owner(std::span<const std::int64_t> shape, DType dtype, std::string_view op, Device device = {}) {
     detail::require_valid_dtype(dtype, op);  // Note [Enums at the API boundary]
     Tensor t;
-    if (shape.size() <= 8 && small_owner(t, shape, dtype)) return t;
+    if (device.kind == DeviceKind::cpu && shape.size() <= 8 && small_owner(t, shape, dtype)) return t;
     if (static_cast<int>(shape.size()) > kMaxRank)
       throw RankError(op, "rank " + std::to_string(shape.size()) + " exceeds the maximum " + std::to_string(kMaxRank));
     const std::int64_t n = checked_numel(shape, op);
     const std::int64_t bytes = checked_mul(n, static_cast<std::int64_t>(dtype_size(dtype)), op);
     t.set_layout(shape, detail::compact_strides(shape));
-    t.block_ = detail::allocate_block(static_cast<std::size_t>(bytes));
+    t.block_ = detail::allocate_block_on(device, static_cast<std::size_t>(bytes), op);
     t.data_ = t.block_->data();
     t.dtype_ = dtype;
     return t;
@@ -128,6 +128,8 @@ template <class T, class F> void fill_with(Tensor& t, F&& f) {
 }  // namespace
 
 Tensor Tensor::empty(std::span<const std::int64_t> shape, DType dtype) { return TensorAccess::owner(shape, dtype, "empty"); }
+
+Tensor Tensor::empty(std::span<const std::int64_t> shape, DType dtype, Device device) { return TensorAccess::owner(shape, dtype, "empty", device); }
 
 Tensor Tensor::from_external(void* data, std::span<const std::int64_t> shape, std::span<const std::int64_t> strides, DType dtype,
                              ExternalOwner owner) {

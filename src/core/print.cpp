@@ -129,6 +129,8 @@ struct Printer {
 
 std::string Tensor::to_string() const {
   if (!defined()) return "tensor(undefined)";
+  if (device().kind != DeviceKind::cpu)  // device memory is not read from the host
+    return "tensor(on " + std::string(device_name(device().kind)) + ", dtype=" + std::string(dtype_name(dtype_)) + ", shape=" + shape().to_string() + ")";
   if (numel() == 0) return "tensor([], dtype=" + std::string(dtype_name(dtype_)) + ", shape=" + shape().to_string() + ")";
   Printer p{*this, numel() > kSummarizeAbove, "tensor("};
   visit_dtype("print", dtype_, [&](auto tag) { p.template run<typename decltype(tag)::type>(); });

@@ -2,6 +2,7 @@
 
 #include "core/thread_allocator.hpp"
 
+#include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <new>
@@ -62,13 +63,38 @@ StorageHeader* allocate_block(std::size_t bytes) {
   return heap_allocate_block(bytes);
 }
 
+namespace {
+// Note [Per-device allocation]: one slot per device kind (the CPU's stays null).
+std::atomic<DeviceAllocator*> device_allocators[kNumDeviceKinds];
+}  // namespace
+
+DeviceAllocator* set_device_allocator(DeviceKind k, DeviceAllocator* a) noexcept {
+  const int i = static_cast<int>(k);
+  if (k == DeviceKind::cpu || i < 0 || i >= kNumDeviceKinds) return nullptr;
+  return device_allocators[i].exchange(a, std::memory_order_acq_rel);
+}
+
+StorageHeader* allocate_block_on(Device device, std::size_t bytes, std::string_view op) {
+  if (device.kind == DeviceKind::cpu) return allocate_block(bytes);
+  const int i = static_cast<int>(device.kind);
+  DeviceAllocator* a = i >= 0 && i < kNumDeviceKinds ? device_allocators[i].load(std::memory_order_acquire) : nullptr;
+  if (!a) throw UnsupportedError(op, "no allocator for device " + std::string(device_name(device.kind)) + " (no backend of that kind registered one)");
+  StorageHeader* b = a->allocate(bytes, device);
+  b->device = device;
+  return b;
+}
+
 void release_block_slow(StorageHeader* b) noexcept {
   if (b->external) {  // the owner's memory: hand it back, drop only our header
     if (b->release_external) b->release_external(b->external_context);
     delete b;
     return;
   }
-  if (tls_block_allocator && b->device.kind == DeviceKind::cpu)
+  if (b->device.kind != DeviceKind::cpu) {
+    if (DeviceAllocator* a = device_allocators[static_cast<int>(b->device.kind)].load(std::memory_order_acquire)) a->release(b);
+    return;
+  }
+  if (tls_block_allocator)
     tls_block_allocator->release(b);
   else
     heap_free_block(b);

@@ -90,6 +90,8 @@ void Tensor::check_dtype(DType d, std::string_view op) const {
 const void* Tensor::element_ptr(std::span<const std::int64_t> index, DType d, bool write) const {
   const char* op = write ? "set" : "item";
   check_dtype(d, op);
+  if (device().kind != DeviceKind::cpu)  // Note [Per-device allocation]: the host never reads device memory
+    throw UnsupportedError(op, "element access on a " + std::string(device_name(device().kind)) + " tensor (copy it to the CPU first)");
   if (write && read_only()) throw ArgumentError(op, "tensor is a read-only (broadcast) view");
   if (static_cast<int>(index.size()) != rank_)
     throw RankError(op, "index " + dims_string(index) + " has " + std::to_string(index.size()) + " entries for a rank-" + std::to_string(rank_) + " tensor");

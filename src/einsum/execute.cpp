@@ -96,7 +96,7 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     require_output(*out, kOp, p.dtype, p.out_shape);
     for (const Tensor& t : operands) check_overlap(*out, t, kOp, false);
   } else {
-    result = new_output(p.out_shape, p.dtype, kOp);
+    result = new_output(s, p.out_shape, p.dtype, kOp);
   }
   const Tensor& o = out ? *out : result;
   if (n == 1) {
@@ -168,7 +168,7 @@ void run_slices(Session& s, const EinsumProgram& p, std::span<const Tensor> oper
     require_output(*out, kOp, p.dtype, p.out_shape);
     for (const Tensor& t : operands) check_overlap(*out, t, kOp, false);
   } else {
-    result = new_output(p.out_shape, p.dtype, kOp);
+    result = new_output(s, p.out_shape, p.dtype, kOp);
     accumulate = false;
   }
   const Tensor& o = out ? *out : result;

@@ -100,7 +100,7 @@ void run(Session& s, std::string_view op, const Tensor& x, const FftRequest& r, 
     }
   } else if (r.kind == FftKind::c2r || pad) {
     const DType d = r.kind == FftKind::r2c ? x.dtype() : complex_dtype(r.out_dtype);
-    packed = new_output(std::span<const std::int64_t>(r.in_need, static_cast<std::size_t>(r.rank)), d, op);
+    packed = new_output(s, std::span<const std::int64_t>(r.in_need, static_cast<std::size_t>(r.rank)), d, op);
     pack(s, xin, packed, pad);
     srcp = &packed;
   }

@@ -42,7 +42,7 @@ template <OpId op> void along_axis(Session& s, const Tensor& x, std::int64_t axi
     detail::require_output(*out, name, x.dtype(), shape, s.device());
     detail::check_overlap(*out, x, name, /*same_ok=*/true);
   } else {
-    result = detail::new_output(shape, x.dtype(), name);
+    result = detail::new_output(s, shape, x.dtype(), name);
   }
   k(s, x, out ? *out : result, a);
 }

@@ -78,7 +78,7 @@ namespace {
 /// writable, disjoint from the inputs), or a fresh result.
 const Tensor& scalar_output(Session& s, std::string_view op, DType d, const Tensor* out, Tensor& result, const Tensor& a, const Tensor* b) {
   if (!out) {
-    result = detail::new_output({}, d, op);
+    result = detail::new_output(s, {}, d, op);
     return result;
   }
   detail::require_output(*out, op, d, {}, s.device());

@@ -248,9 +248,9 @@ void dot_run(Session& s, std::string_view op, const Tensor& lhs, const Tensor& r
   if (!out) {
     if (matrix) {
       const std::int64_t shape[2] = {mf.lhs_rank == 2 ? mf.M : mf.N, mf.N};
-      *result = detail::new_output(std::span<const std::int64_t>(shape, static_cast<std::size_t>(mf.lhs_rank + mf.rhs_rank - 2)), d, op);
+      *result = detail::new_output(s, std::span<const std::int64_t>(shape, static_cast<std::size_t>(mf.lhs_rank + mf.rhs_rank - 2)), d, op);
     } else {
-      *result = detail::new_output(sig.out_shape(), d, op);
+      *result = detail::new_output(s, sig.out_shape(), d, op);
     }
     out = result;
   }

@@ -74,7 +74,7 @@ template <OpId op> void convert_to(Session& s, const Tensor& x, DType to, const 
     detail::check_overlap(*out, x, name, /*same_ok=*/true);
   }
   if constexpr (op == OpId::convert) require_exact(s, x, to);
-  if (!out) result = detail::new_output(g.shape.span(), g.dtype, name);
+  if (!out) result = detail::new_output(s, g.shape.span(), g.dtype, name);
   k(s, x, out ? *out : result);
 }
 

@@ -118,7 +118,7 @@ void run_general(Session& s, std::string_view name, const Operand* const* ins, C
   for (std::int64_t e : g.shape.span()) numel *= e;
   if constexpr (op == OpId::div || op == OpId::rem || op == OpId::pow)
     if (is_integer(g.compute) && numel > 0) check_integer_operand<op>(s, name, c);
-  if (!out) result = detail::new_output(g.shape.span(), g.out, name);
+  if (!out) result = detail::new_output(s, g.shape.span(), g.out, name);
   c.out = out ? out : &result;
   c.cmp = cmp;
   kernel(s, c);

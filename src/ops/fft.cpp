@@ -161,7 +161,7 @@ void fft_entry(Session& s, std::string_view op, const Tensor& x, const Options& 
     check_overlap(*out, x, op, false);
     k(s, op, x, r, *out);
   } else {
-    result = new_output(r.shape(), r.out_dtype, op);
+    result = new_output(s, r.shape(), r.out_dtype, op);
     k(s, op, x, r, result);
   }
 }

@@ -237,7 +237,7 @@ void gather_run(Session& s, const Tensor& operand, const Tensor& indices, const 
     check_overlap(*out, operand, op, false);
     check_overlap(*out, indices, op, false);
   } else {
-    result = new_output(shape, operand.dtype(), op);
+    result = new_output(s, shape, operand.dtype(), op);
   }
   k(s, m, operand, indices, slice_sizes, out ? *out : result);
 }
@@ -259,7 +259,7 @@ void scatter_run(Session& s, const Tensor& operand, const Tensor& indices, const
     check_overlap(*out, updates, op, false);
     check_overlap(*out, indices, op, false);
   } else {
-    result = new_output(oshape, operand.dtype(), op);
+    result = new_output(s, oshape, operand.dtype(), op);
   }
   k(s, m, operand, indices, updates, combiner, out ? *out : result);
 }

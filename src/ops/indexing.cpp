@@ -149,7 +149,7 @@ void slice_run(Session& s, const Tensor& x, const Dims& starts, const Dims& limi
     require_output(*out, op, x.dtype(), view.shape(), s.device());
     check_overlap(*out, x, op, false);
   } else {
-    result = new_output(view.shape(), x.dtype(), op);
+    result = new_output(s, view.shape(), x.dtype(), op);
   }
   k(s, view, out ? *out : result);
 }
@@ -164,7 +164,7 @@ void dynamic_slice_run(Session& s, const Tensor& x, const Tensor& start_indices,
     check_overlap(*out, x, op, false);
     check_overlap(*out, start_indices, op, false);
   } else {
-    result = new_output(sizes, x.dtype(), op);
+    result = new_output(s, sizes, x.dtype(), op);
   }
   k(s, x, start_indices, out ? *out : result);
 }
@@ -182,7 +182,7 @@ void dynamic_update_slice_run(Session& s, const Tensor& x, const Tensor& update,
     check_overlap(*out, update, op, false);
     check_overlap(*out, start_indices, op, false);
   } else {
-    result = new_output(shape, x.dtype(), op);
+    result = new_output(s, shape, x.dtype(), op);
   }
   k(s, x, update, start_indices, out ? *out : result);
 }
@@ -199,7 +199,7 @@ void take_run(Session& s, OpId id, const Tensor& x, const Tensor& indices, std::
     check_overlap(*out, x, op, false);
     check_overlap(*out, indices, op, false);
   } else {
-    result = new_output(sig.shape, x.dtype(), op);
+    result = new_output(s, sig.shape, x.dtype(), op);
   }
   k(s, x, indices, out ? *out : result, sig.axis);
 }

@@ -81,9 +81,13 @@ void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexce
 
 Tensor new_like(const Tensor& x, DType d) {
   std::int64_t shape[kMaxRank];
-  return Tensor::empty(extents_of(x, shape), d);
+  if (x.device().kind == DeviceKind::cpu) [[likely]] return Tensor::empty(extents_of(x, shape), d);
+  return Tensor::empty(extents_of(x, shape), d, x.device());
 }
 
-Tensor new_output(std::span<const std::int64_t> shape, DType dtype, std::string_view op) { return Tensor::empty(shape, dtype); }
+Tensor new_output(const Session& s, std::span<const std::int64_t> shape, DType dtype, std::string_view op) {
+  if (s.device() == DeviceKind::cpu) [[likely]] return Tensor::empty(shape, dtype);
+  return Tensor::empty(shape, dtype, Device{s.device(), 0});
+}
 
 }  // namespace tenferro::detail

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "tenferro/session.hpp"
 #include "tenferro/tensor.hpp"
 
 namespace tenferro::detail {
@@ -79,10 +80,12 @@ inline std::span<const std::int64_t> extents_of(const Tensor& x, std::int64_t* b
   return {buf, static_cast<std::size_t>(x.rank())};
 }
 
-/// A compact tensor shaped like `x` with dtype `d` (x is compact: its extents are valid).
+/// A compact tensor shaped like `x` with dtype `d`, on x's device (x is compact: its
+/// extents are valid).
 Tensor new_like(const Tensor& x, DType d);
 
-/// A compact tensor for an op's result (from the session's pool when inside one).
-Tensor new_output(std::span<const std::int64_t> shape, DType dtype, std::string_view op);
+/// A compact tensor for an op's result on the session's device (Note [Per-device
+/// allocation]; on the CPU from the session's pool).
+Tensor new_output(const Session& s, std::span<const std::int64_t> shape, DType dtype, std::string_view op);
 
 }  // namespace tenferro::detail

@@ -43,7 +43,7 @@ template <OpId op> Prepared prepare(Session& s, const Tensor& x, const ReduceAtt
 
 template <OpId op> Tensor reduce_alloc(Session& s, const Tensor& x, const ReduceAttrs& attrs) {
   const Prepared p = prepare<op>(s, x, attrs, nullptr);
-  Tensor out = detail::new_output(p.sig.shape_span(), p.sig.dtype, op_name(op));
+  Tensor out = detail::new_output(s, p.sig.shape_span(), p.sig.dtype, op_name(op));
   p.kernel(s, x, out, p.sig.mask);
   return out;
 }

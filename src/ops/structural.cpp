@@ -114,7 +114,7 @@ void check_view_input(const Tensor& x, std::string_view op) {
 /// A compact copy of `view` through the backend's kernel for `op`.
 Tensor materialize(Session& s, OpId op, const Tensor& view) {
   const ConvertKernel k = kernel_for(s, op, view.dtype()).fn.convert;
-  Tensor r = new_output(view.shape(), view.dtype(), op_name(op));
+  Tensor r = new_output(s, view.shape(), view.dtype(), op_name(op));
   k(s, view, r);
   return r;
 }
@@ -204,7 +204,7 @@ Tensor iota(Session& s, std::span<const std::int64_t> shape, DType dtype, std::i
   require_valid_dtype(dtype, op);  // Note [Enums at the API boundary]
   const int d = iota_dimension(shape, dtype, dimension, op);
   const IotaKernel k = kernel_for(s, OpId::iota, dtype).fn.iota;
-  Tensor r = new_output(shape, dtype, op);
+  Tensor r = new_output(s, shape, dtype, op);
   k(s, r, d);
   return r;
 }

@@ -117,7 +117,7 @@ Tensor triangle(Session& s, OpId op, const Tensor& x, std::int64_t offset) {
   check_input(s, x, name);
   triangle_infer(x.shape(), name);
   const TriangleKernel k = kernel_for(s, op, x.dtype()).fn.triangle;
-  Tensor r = new_output(x.shape(), x.dtype(), name);
+  Tensor r = new_output(s, x.shape(), x.dtype(), name);
   k(s, x, r, offset);
   return r;
 }
@@ -138,7 +138,7 @@ Tensor embed_diagonal(Session& s, const Tensor& x, std::int64_t axis1, std::int6
   constexpr std::string_view op = "embed_diagonal";
   check_input(s, x, op);
   const EmbedSignature sig = embed_diagonal_infer(x.shape(), axis1, axis2, op);
-  Tensor r = new_output(sig.shape, x.dtype(), op);
+  Tensor r = new_output(s, sig.shape, x.dtype(), op);
   embed_run(s, x, sig, r);
   return r;
 }
@@ -162,7 +162,7 @@ Tensor pad(Session& s, const Tensor& x, Scalar padding_value, std::span<const st
   constexpr std::string_view op = "pad";
   check_input(s, x, op);
   const PadPlan p = pad_infer(x.shape(), x.dtype(), padding_value, low, high, interior, op);
-  Tensor r = new_output(p.shape, x.dtype(), op);
+  Tensor r = new_output(s, p.shape, x.dtype(), op);
   pad_run(s, x, p, r);
   return r;
 }

@@ -120,7 +120,7 @@ void join(Session& s, OpId id, std::span<const Tensor> tensors, std::int64_t axi
   const JoinSignature sig = concat ? concatenate_infer(tensors, axis, op) : stack_infer(tensors, axis, op);
   const ConvertKernel k = kernel_for(s, id, sig.dtype).fn.convert;
   if (out) check_out(tensors, sig, *out, s, op);
-  else result = new_output(sig.shape, sig.dtype, op);
+  else result = new_output(s, sig.shape, sig.dtype, op);
   const Tensor& o = out ? *out : result;
   if (concat) concat_run(s, k, tensors, sig, o);
   else stack_run(s, k, tensors, sig, o);
