@@ -7,7 +7,7 @@
 /// times a c128 rhs computes in c128). Integer and bool operands are a DTypeError.
 /// Strided operands go straight to BLAS when their strides allow (one unit stride per
 /// matrix, non-negative leading dimension); otherwise they are packed once. Tiny
-/// products (M·N·K <= 2048) never call BLAS and allocate nothing.
+/// products (every extent <= 64 and M·N·K <= 4096) never call BLAS and allocate nothing.
 ///
 /// Errors: DTypeError (integer/bool operands, wrong out dtype), AxisError (a dim out of
 /// range, listed twice, or both batch and contracting), ShapeError (contracting or batch

@@ -378,7 +378,7 @@ template <class T> [[gnu::noinline]] bool matrix_blas(Session& s, const DotCall&
 // so it is safe on pool workers (grouped_gemm).
 template <class T> TENFERRO_ALWAYS_INLINE bool matrix_product(Session* s, const DotCall& c, bool small_only) {
   const MatrixForm& f = *c.matrix;
-  if (!(f.M <= 64 && f.N <= 64 && f.K <= 64 && f.M * f.N * f.K <= 4096)) return !small_only && matrix_blas<T>(*s, c);
+  if (!small_product_size(f.M, f.N, f.K)) return !small_only && matrix_blas<T>(*s, c);
   const T a = c.alpha->to<T>(), b = c.beta->to<T>();
   const T* L = static_cast<const T*>(c.lhs->data());
   const T* R = static_cast<const T*>(c.rhs->data());
@@ -432,8 +432,7 @@ bool matrix_item(const GemmItem& it) noexcept {
 
 // Whether a grouped_gemm item takes the small loop of the short form.
 bool small_item(const GemmItem& it) noexcept {
-  const std::int64_t M = it.a->extent(0), K = it.a->extent(1), N = it.b->extent(1);
-  return matrix_item(it) && M <= 64 && N <= 64 && K <= 64 && M * N * K <= 4096;
+  return matrix_item(it) && small_product_size(it.a->extent(0), it.b->extent(1), it.a->extent(1));
 }
 
 }  // namespace

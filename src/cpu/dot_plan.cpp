@@ -8,9 +8,6 @@ namespace tenferro::detail {
 
 namespace {
 
-// Small-path limits: tiny products run a plain loop (no BLAS call, no allocation).
-constexpr std::int64_t kSmallExtent = 64, kSmallWork = 4096;
-
 // Merges a group of axes (in the given order) into one stride when each non-unit axis
 // follows the previous one contiguously. Returns false when it cannot.
 bool merge_group(int n, const std::int64_t* ext, const std::int64_t* str, std::int64_t& merged) {
@@ -114,7 +111,7 @@ void plan_dot(const DotCall& c, DotPlan& p) {
     p.path = DotPath::empty;
     return;
   }
-  if (!convert_l && !convert_r && p.M <= kSmallExtent && p.N <= kSmallExtent && p.K <= kSmallExtent && p.M * p.N * p.K <= kSmallWork) {
+  if (!convert_l && !convert_r && small_product_size(p.M, p.N, p.K)) {
     p.path = DotPath::small;
     return;
   }

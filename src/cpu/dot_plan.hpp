@@ -24,6 +24,11 @@ namespace tenferro::detail {
 /// Most axes one group (M, N, K or B) may have.
 inline constexpr int kMaxDotAxes = 24;
 
+/// Whether an M×K by K×N product takes the small loop (no BLAS call, no allocation).
+constexpr bool small_product_size(std::int64_t M, std::int64_t N, std::int64_t K) noexcept {
+  return M <= 64 && N <= 64 && K <= 64 && M * N * K <= 4096;
+}
+
 /// Which path a plan runs.
 enum class DotPath : std::uint8_t { empty, small, blas };
 

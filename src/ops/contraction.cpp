@@ -233,8 +233,8 @@ void validate(Session& s, std::string_view op, const Tensor& lhs, const Tensor& 
 }
 
 /// Both forms of dot_general and matmul: validate (the short form or the general
-/// checks), prepare the output, dispatch.
-/// `out` for the _into forms, else `result` receives the new tensor.
+/// checks), prepare the output, dispatch. `out` for the _into forms; else `result`
+/// receives the new tensor and beta is 0.
 void dot_run(Session& s, std::string_view op, const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor* out, Tensor* result,
              const Scalar& alpha, const Scalar& beta) {
   s.check(op);
@@ -244,7 +244,6 @@ void dot_run(Session& s, std::string_view op, const Tensor& lhs, const Tensor& r
   if (!matrix) validate(s, op, lhs, rhs, dims, out, alpha, beta, sig);
   const DType d = matrix ? mf.dtype : sig.dtype;
   const detail::DotKernel k = detail::kernel_for(s, OpId::dot_general, d).fn.dot;
-  static const Scalar zero(0.0);
   if (!out) {
     if (matrix) {
       const std::int64_t shape[2] = {mf.lhs_rank == 2 ? mf.M : mf.N, mf.N};
@@ -254,7 +253,7 @@ void dot_run(Session& s, std::string_view op, const Tensor& lhs, const Tensor& r
     }
     out = result;
   }
-  k(s, detail::DotCall{op, &lhs, &rhs, out, matrix ? nullptr : &sig, &dims, &alpha, out ? &beta : &zero, matrix ? &mf : nullptr});
+  k(s, detail::DotCall{op, &lhs, &rhs, out, matrix ? nullptr : &sig, &dims, &alpha, &beta, matrix ? &mf : nullptr});
 }
 
 // grouped_gemm's item checks: every item's operands given and rank 2, dot_infer's
