@@ -491,8 +491,8 @@ void grouped_gemm_kernel(Session& s, std::span<const GemmItem> items) {
       const GemmItem& it = items[static_cast<std::size_t>(i)];
       const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}, .conj_lhs = it.conj_a, .conj_rhs = it.conj_b};
       const bool matrix = detail::matrix_item(it);
-      const detail::MatrixForm mf = matrix ? detail::gemm_item_form(it) : detail::MatrixForm{};
-      if (!matrix) detail::gemm_item_signature(it, sig);
+      const detail::MatrixForm mf = detail::gemm_item_form(it);
+      if (!matrix) detail::matrix_form_signature(mf, sig);
       const DotCall c{"grouped_gemm", it.a, it.b, it.c, matrix ? nullptr : &sig, &dims, &it.alpha, &it.beta, matrix ? &mf : nullptr};
       if (threads > 1) detail::matrix_path(nullptr, c, true);
       else dot_kernel(s, c);

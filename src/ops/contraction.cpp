@@ -126,20 +126,6 @@ void matrix_form_signature(const MatrixForm& f, DotSignature& sig) noexcept {
   sig.shape[1] = f.N;
 }
 
-void gemm_item_signature(const GemmItem& it, DotSignature& sig) noexcept {
-  sig.dtype = promote(it.a->dtype(), it.b->dtype());
-  sig.conj_lhs = it.conj_a && is_complex(sig.dtype);
-  sig.conj_rhs = it.conj_b && is_complex(sig.dtype);
-  sig.nm = sig.nn = sig.nk = 1;
-  sig.nb = 0;
-  sig.lhs_free[0] = 0;
-  sig.lhs_contracting[0] = 1;
-  sig.rhs_contracting[0] = 0;
-  sig.rhs_free[0] = 1;
-  sig.shape[0] = it.a->extent(0);
-  sig.shape[1] = it.b->extent(1);
-}
-
 }  // namespace detail
 
 // ---------------------------------------------------------------- front ends

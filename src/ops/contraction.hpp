@@ -77,11 +77,13 @@ struct MatrixForm {
   std::int8_t lhs_contracting = 1, rhs_contracting = 0;
 };
 
-/// dot_infer's answer for a short-form call (a kernel that needs the axis groups).
+/// dot_infer's answer for the product `f` describes (a kernel that needs the axis
+/// groups of a short-form call or a grouped_gemm item).
 void matrix_form_signature(const MatrixForm& f, DotSignature& sig) noexcept;
 
-/// The short form of a grouped_gemm item whose operands share c's dtype and have no
-/// empty extent (rank-2 a [M, K], b [K, N], c [M, N], validated).
+/// A grouped_gemm item (validated: rank-2 a [M, K], b [K, N], c [M, N] of the promoted
+/// dtype) as strided matrices: its short form when a and b share c's dtype and no
+/// extent is 0, and in any case what matrix_form_signature needs for its signature.
 inline MatrixForm gemm_item_form(const GemmItem& it) noexcept {
   const DType d = it.c->dtype();
   return {it.a->extent(0), it.b->extent(1), it.a->extent(1), it.a->stride(0), it.a->stride(1), it.b->stride(0), it.b->stride(1),
@@ -105,8 +107,5 @@ struct DotCall {
   const MatrixForm* matrix = nullptr;
 };
 
-/// grouped_gemm's per-item signature: c = alpha·op(a)·op(b) + beta·c of matrices whose
-/// extents the front end has checked (rank 2, a's columns = b's rows).
-void gemm_item_signature(const GemmItem& it, DotSignature& sig) noexcept;
 
 }  // namespace tenferro::detail
