@@ -13,10 +13,40 @@
 /// plan caches): they are moved out of the backend under a short compare-and-swap and
 /// moved back before admission is released. Management calls (pool stats, trim,
 /// limits) never wait: while the resources are out they throw RuntimeStateError.
+///
+/// Note [Lanes]
+/// `run_lanes(session, n, fn)` lends a root session's workers to a caller-driven phase:
+/// fn(lane, i) runs for every lane i in [0, n) on min(n, num_threads) runners (the
+/// calling thread is one), each lane on a real Session with a thread budget of 1 and
+/// private resources (buffer pool and every cache) from a per-runner slot, under the
+/// parent's admission. Lanes are handed out in index order as runners become free. The
+/// parent session is unusable (Poisoned on its thread, IncompatibleContext elsewhere)
+/// until every lane has returned. Inside a lane, opening a session or a scope, entering
+/// with_session, or running nested lanes is SessionEntryError(Reentered), raised before
+/// anything blocks. When a lane throws, lanes not yet started are cancelled, running
+/// ones finish, and the first exception to be thrown (in time) is rethrown unchanged in
+/// the caller (its lane index through `failed_lane`); the parent session stays usable.
+/// Lane slots persist in the backend's resources: a second run_lanes finds warm pools
+/// and plan caches. Each slot's pool is bounded by pool_byte_limit / num_threads, so
+/// all lanes together stay within the backend's limit; trim_pool, clear_cache and
+/// set_cache_limits apply to the lane slots too, and lane_stats reports them.
+///
+/// Note [Caller-owned executors]
+/// With CpuBackendOptions::executor set, the host owns the threads: every parallel
+/// region (op kernels, FFTW jobs, lanes) is handed to Executor::run, no worker pool is
+/// ever started, provider libraries (OpenBLAS) run single-threaded inside each task, and
+/// admission is caller-managed: the backend is one domain, and entering it while a
+/// session or scope of it is active is SessionEntryError(Contended) at once, never a
+/// wait (the host schedules its work; tenferro does not queue it). CPU ids are then
+/// informational (nothing is pinned, no per-CPU lock is taken).
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,6 +62,27 @@ struct CpuContext;
 class EntryGuard;
 }  // namespace detail
 
+/// A reference to a task body `void(int index)` (not owning; no allocation).
+struct TaskRef {
+  void* object;                      ///< the callable
+  void (*call)(void* object, int i); ///< invokes it
+  /// Runs task i.
+  void operator()(int i) const { call(object, i); }
+};
+
+/// A host-supplied executor (Note [Caller-owned executors]).
+class TENFERRO_API Executor {
+ public:
+  virtual ~Executor();
+  /// Tasks the executor runs at once (the calling thread included); at least 1.
+  virtual int concurrency() const noexcept = 0;
+  /// Runs task(0) ... task(n - 1), each exactly once, on any of its threads (the
+  /// calling thread may run some), and returns when every task has returned. Tasks do
+  /// not throw. For one backend it is called from one thread at a time. An exception it
+  /// throws before running the tasks becomes SessionEntryError(Executor).
+  virtual void run(int n, TaskRef task) = 0;
+};
+
 /// Construction options of a CpuBackend.
 struct CpuBackendOptions {
   /// Worker threads a session may use. 0: TENFERRO_NUM_THREADS, else OMP_NUM_THREADS,
@@ -42,7 +93,96 @@ struct CpuBackendOptions {
   std::vector<int> cpus;
   /// Byte limit of the buffer pool (cached, not in use).
   std::size_t pool_byte_limit = std::size_t{100} << 20;
+  /// A host-owned executor (Note [Caller-owned executors]); null: the backend's own
+  /// worker pool (oneTBB, pinned to `cpus`) and FIFO admission per CPU. With one, the
+  /// thread count is `num_threads` when given, else the executor's concurrency.
+  std::shared_ptr<Executor> executor = nullptr;
 };
+
+/// Where a backend's thread count came from.
+enum class ThreadSource : std::uint8_t {
+  option,        ///< CpuBackendOptions::num_threads
+  env_tenferro,  ///< TENFERRO_NUM_THREADS
+  env_omp,       ///< OMP_NUM_THREADS
+  cpu_list,      ///< the size of CpuBackendOptions::cpus
+  affinity,      ///< the CPUs of the process affinity mask
+  executor,      ///< the caller-owned executor's concurrency
+};
+/// Who runs a backend's parallel regions.
+enum class ExecutorKind : std::uint8_t {
+  worker_pool,  ///< the backend's own oneTBB arena, pinned to its CPUs
+  caller,       ///< a caller-owned Executor
+};
+/// How sessions are admitted.
+enum class AdmissionMode : std::uint8_t {
+  fifo_per_cpu,    ///< one FIFO ticket lock per CPU; entries wait their turn
+  caller_managed,  ///< one domain; a second entry is SessionEntryError(Contended)
+};
+/// "option", "env_tenferro", ... ("?" outside the enum).
+TENFERRO_API std::string_view thread_source_name(ThreadSource s) noexcept;
+/// "worker_pool" or "caller" ("?" outside the enum).
+TENFERRO_API std::string_view executor_kind_name(ExecutorKind k) noexcept;
+/// "fifo_per_cpu" or "caller_managed" ("?" outside the enum).
+TENFERRO_API std::string_view admission_mode_name(AdmissionMode m) noexcept;
+
+/// A provider library and its thread settings.
+struct ProviderInfo {
+  std::string name;       ///< "OpenBLAS", "LAPACK", "FFTW3", "oneTBB"
+  std::string version;    ///< as the library reports it
+  int threads = 1;        ///< threads it may use now (process-wide where the library is)
+  std::string threading;  ///< how its threads are governed, in words
+};
+
+/// How a backend executes (CpuBackend::execution_info).
+struct ExecutionInfo {
+  int num_threads = 1;
+  ThreadSource thread_source = ThreadSource::affinity;
+  std::vector<int> cpus;             ///< the backend's CPU set (ascending)
+  bool pinned = false;               ///< workers are pinned to `cpus`
+  ExecutorKind executor = ExecutorKind::worker_pool;
+  AdmissionMode admission = AdmissionMode::fifo_per_cpu;
+  std::vector<ProviderInfo> providers;
+  /// A readable multi-line summary.
+  std::string to_string() const;
+};
+
+/// One lane slot's counters (CpuBackend::lane_stats).
+struct LaneSlotStats {
+  std::uint64_t lanes_run = 0;  ///< lanes this slot's runner has run
+  BufferPoolStats pool;         ///< the slot's buffer pool
+  std::array<PlanCacheStats, kNumCacheKinds> caches{};  ///< indexed by CacheKind
+};
+
+/// Counters of a backend's lanes (Note [Lanes]).
+struct LaneStats {
+  std::uint64_t calls = 0;           ///< run_lanes calls that ran lanes
+  std::uint64_t lanes_run = 0;       ///< lanes started
+  std::uint64_t lanes_failed = 0;    ///< lanes that threw
+  std::uint64_t lanes_cancelled = 0; ///< lanes skipped after a failure
+  std::vector<LaneSlotStats> slots;  ///< the persistent slots (created on first use)
+};
+
+namespace detail {
+/// A lane body reference (see run_lanes).
+struct LaneFn {
+  void* object;
+  void (*call)(void* object, Session& lane, int index);
+};
+/// Type-erased run_lanes.
+TENFERRO_API void run_lanes(Session& parent, int n, LaneFn fn, int* failed_lane);
+}  // namespace detail
+
+/// Runs fn(Session& lane, int index) for every index in [0, n) on `parent`'s workers
+/// (Note [Lanes]). `parent` is a root CPU session (held or scoped) usable on this
+/// thread. ArgumentError for n < 0; SessionEntryError(Reentered) from inside a lane.
+/// When a lane throws, its exception is rethrown here and *failed_lane (when given)
+/// is set to its index.
+template <class F> void run_lanes(Session& parent, int n, F&& fn, int* failed_lane = nullptr) {
+  using Fn = std::remove_reference_t<F>;
+  detail::LaneFn erased{const_cast<void*>(static_cast<const void*>(std::addressof(fn))),
+                        [](void* o, Session& lane, int i) { (*static_cast<Fn*>(o))(lane, i); }};
+  detail::run_lanes(parent, n, erased, failed_lane);
+}
 
 class CpuBackend;
 
@@ -60,6 +200,10 @@ class TENFERRO_API HeldSession : public Session {
   void close();
   /// True until closed or moved from.
   bool is_open() const noexcept { return epoch_ != 0; }
+  /// run_lanes(*this, n, fn, failed_lane) (Note [Lanes]).
+  template <class F> void run_lanes(int n, F&& fn, int* failed_lane = nullptr) {
+    tenferro::run_lanes(*this, n, std::forward<F>(fn), failed_lane);
+  }
 
  private:
   HeldSession(detail::CpuContext* ctx, std::uint64_t epoch) noexcept;
@@ -127,6 +271,9 @@ class TENFERRO_API CpuBackend {
 
   int num_threads() const noexcept;
   const std::vector<int>& cpus() const noexcept;
+  /// Thread count and its source, CPU set, executor, admission mode, and the provider
+  /// libraries with their thread settings. Never waits.
+  ExecutionInfo execution_info() const;
 
   /// Scoped entry: admits this thread (waiting in FIFO order), runs f(Session&), leaves.
   /// Throws SessionEntryError(Reentered) when this thread is already inside a session
@@ -140,7 +287,8 @@ class TENFERRO_API CpuBackend {
     detail::EntryGuard g(*state_, true);
     return std::forward<F>(f)(g.session());
   }
-  /// Opens a held session (waits in FIFO order). Reentered as for with_session,
+  /// Opens a held session (waits in FIFO order; Contended at once under caller-managed
+  /// admission, Note [Caller-owned executors]). Reentered as for with_session,
   /// including inside an execution scope.
   HeldSession open_session();
   /// Non-waiting open: SessionEntryError(Contended) when the CPU set is busy.
@@ -164,6 +312,8 @@ class TENFERRO_API CpuBackend {
   /// New limits for one cache (most entries, most bytes); drops its entries. A limit of
   /// 0 entries turns caching off (each call plans afresh).
   void set_cache_limits(CacheKind kind, std::size_t max_entries, std::size_t max_bytes);
+  /// Counters of the lanes and their persistent slots (Note [Lanes]).
+  LaneStats lane_stats() const;
 
   /// Internal: shared state.
   detail::BackendState& state() const noexcept { return *state_; }

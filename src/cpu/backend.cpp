@@ -48,13 +48,17 @@ int env_threads(const char* name) {
 }
 
 [[noreturn]] void throw_reentered(const char* op, const CpuContext& c) {
-  const char* where = c.state == CpuContext::State::held ? "a held session"
+  const char* where = c.state == CpuContext::State::held    ? "a held session"
                       : c.state == CpuContext::State::scope ? "an execution scope"
+                      : c.state == CpuContext::State::lane  ? "a lane"
                                                             : "a scoped session";
   throw SessionEntryError(SessionEntryKind::Reentered, op, std::string("this thread is already inside ") + where);
 }
 
 [[noreturn]] void throw_contended(const char* op, const BackendState& b) {
+  if (b.executor)
+    throw SessionEntryError(SessionEntryKind::Contended, op,
+                            "the backend is in use by another session (caller-managed admission refuses a second entry instead of waiting)");
   std::string ids;
   for (int c : b.cpus) ids += (ids.empty() ? "" : ",") + std::to_string(c);
   throw SessionEntryError(SessionEntryKind::Contended, op, "CPU set {" + ids + "} is in use by another session");
@@ -83,16 +87,19 @@ std::atomic<std::uint64_t> g_next_epoch{0};
 // Every check that can fail runs before anything blocks or changes.
 std::uint64_t enter_root(CpuContext& c, BackendState& b, CpuContext::State state, bool try_only, const char* op) {
   if (c.state != CpuContext::State::idle) throw_reentered(op, c);
-  if (try_only) {
+  if (b.executor) {  // Note [Caller-owned executors]: one domain, never a wait
+    if (b.domain_busy.exchange(true, std::memory_order_acquire)) throw_contended(op, b);
+  } else if (try_only) {
     if (!try_admit(b.cpus)) throw_contended(op, b);
   } else {
     admit(b.cpus);
   }
   c.resources = b.checkout();
   c.backend = &b;
+  c.threads = b.num_threads;
   c.prev_allocator = swap_thread_allocator(&c.resources->pool);
   c.state = state;
-  c.epoch_counter = g_next_epoch.fetch_add(1, std::memory_order_relaxed) + 1;  // Note [Unforgeable epochs]
+  c.epoch_counter = next_root_epoch();  // Note [Unforgeable epochs]
   return c.epoch_counter;
 }
 
@@ -109,11 +116,17 @@ void leave_root(CpuContext& c) noexcept {
   c.epoch = 0;
   c.scope_epoch = 0;
   c.active = nullptr;
-  release(b->cpus);
+  c.threads = 1;
+  if (b->executor)
+    b->domain_busy.store(false, std::memory_order_release);
+  else
+    release(b->cpus);
 }
 }  // namespace
 
 CpuContext& this_context() noexcept { return tls_context; }
+
+std::uint64_t next_root_epoch() noexcept { return g_next_epoch.fetch_add(1, std::memory_order_relaxed) + 1; }
 
 CpuContext::CpuContext() noexcept { tls_self = this; }
 
@@ -200,10 +213,7 @@ EntryGuard::~EntryGuard() {
 
 // Session's members are defined here, beside the thread-local entry record they read
 // (Note [Neutral session]); a device backend's session uses the same host record.
-int Session::num_threads() const noexcept {
-  const detail::CpuContext& c = static_cast<const detail::CpuContext&>(*ctx_);
-  return c.backend ? c.backend->num_threads : 1;
-}
+int Session::num_threads() const noexcept { return static_cast<const detail::CpuContext&>(*ctx_).threads; }
 
 bool Session::usable() const noexcept { return ctx_ == detail::tls_self && epoch_ != 0 && ctx_->epoch == epoch_; }
 
@@ -255,6 +265,8 @@ void HeldSession::close() {
   if (ctx_ != &detail::tls_context)
     throw SessionEntryError(SessionEntryKind::IncompatibleContext, "close", "held session closed from a thread other than the one that opened it");
   detail::CpuContext& c = detail::cpu_context(*this);
+  if (c.state == detail::CpuContext::State::lane)
+    throw SessionEntryError(SessionEntryKind::Reentered, "close", "held session closed from inside one of its lanes");
   const std::uint64_t e = epoch_;
   epoch_ = 0;
   // Already released (its thread exited), or a stale handle of an exited thread whose
@@ -289,7 +301,7 @@ void ExecutionScope::close() {
   if (ctx_ != &detail::tls_context)
     throw SessionEntryError(SessionEntryKind::IncompatibleContext, "close", "execution scope closed from a thread other than the one that entered it");
   detail::CpuContext& c = *ctx_;
-  if (c.state == detail::CpuContext::State::scope_scoped)
+  if (c.state == detail::CpuContext::State::scope_scoped || c.state == detail::CpuContext::State::lane)
     throw SessionEntryError(SessionEntryKind::Reentered, "close", "execution scope closed from inside one of its sessions");
   const std::uint64_t e = epoch_;
   epoch_ = 0;
@@ -316,10 +328,24 @@ CpuBackend::CpuBackend(CpuBackendOptions o) {
   }
   if (o.num_threads < 0) throw ArgumentError(op, "num_threads " + std::to_string(o.num_threads) + " is negative");
   int threads = o.num_threads;
-  if (threads == 0) threads = detail::env_threads("TENFERRO_NUM_THREADS");
-  if (threads == 0) threads = detail::env_threads("OMP_NUM_THREADS");
-  if (threads == 0) threads = static_cast<int>(cpus.size());
+  ThreadSource source = ThreadSource::option;
+  if (o.executor) {  // the host owns the threads: its concurrency, not the environment
+    if (threads == 0) {
+      threads = o.executor->concurrency();
+      source = ThreadSource::executor;
+      if (threads < 1) throw ArgumentError(op, "executor concurrency " + std::to_string(threads) + " is below 1");
+    }
+  } else {
+    auto pick = [&](int t, ThreadSource src) {
+      if (threads == 0 && t > 0) threads = t, source = src;
+    };
+    pick(detail::env_threads("TENFERRO_NUM_THREADS"), ThreadSource::env_tenferro);
+    pick(detail::env_threads("OMP_NUM_THREADS"), ThreadSource::env_omp);
+    pick(static_cast<int>(cpus.size()), o.cpus.empty() ? ThreadSource::affinity : ThreadSource::cpu_list);
+  }
   state_ = new detail::BackendState(std::move(cpus), threads, o.pool_byte_limit);
+  state_->thread_source = source;
+  state_->executor = std::move(o.executor);
 }
 
 CpuBackend::~CpuBackend() { state_->release_ref(); }
@@ -373,14 +399,24 @@ BufferPoolStats CpuBackend::pool_stats() const {
   return g.r->pool.stats();
 }
 
+namespace {
+// Management calls that change resources apply to the lane slots too (Note [Lanes]).
+template <class F> void for_lane_slots(detail::CpuResources& r, F&& f) {
+  for (detail::LaneSlot& l : r.lanes.slots) f(*l.resources);
+}
+}  // namespace
+
 void CpuBackend::trim_pool() {
   Borrowed g(*state_, "trim_pool");
   g.r->pool.trim();
+  for_lane_slots(*g.r, [](detail::CpuResources& l) { l.pool.trim(); });
 }
 
 void CpuBackend::set_pool_byte_limit(std::size_t bytes) {
   Borrowed g(*state_, "set_pool_byte_limit");
   g.r->pool.set_byte_limit(bytes);
+  const std::size_t share = detail::lane_pool_limit(*state_, bytes);
+  for_lane_slots(*g.r, [&](detail::CpuResources& l) { l.pool.set_byte_limit(share); });
 }
 
 PlanCacheStats CpuBackend::cache_stats(CacheKind kind) const {
@@ -390,12 +426,30 @@ PlanCacheStats CpuBackend::cache_stats(CacheKind kind) const {
 
 void CpuBackend::clear_cache(CacheKind kind) {
   Borrowed g(*state_, "clear_cache");
-  g.r->visit_cache(kind, "clear_cache", [](auto& c) { c.clear(); });
+  auto clear = [](auto& c) { c.clear(); };
+  g.r->visit_cache(kind, "clear_cache", clear);
+  for_lane_slots(*g.r, [&](detail::CpuResources& l) { l.visit_cache(kind, "clear_cache", clear); });
 }
 
 void CpuBackend::set_cache_limits(CacheKind kind, std::size_t max_entries, std::size_t max_bytes) {
   Borrowed g(*state_, "set_cache_limits");
-  g.r->visit_cache(kind, "set_cache_limits", [&](auto& c) { c.set_limits(max_entries, max_bytes); });
+  auto limit = [&](auto& c) { c.set_limits(max_entries, max_bytes); };
+  g.r->visit_cache(kind, "set_cache_limits", limit);
+  for_lane_slots(*g.r, [&](detail::CpuResources& l) { l.visit_cache(kind, "set_cache_limits", limit); });
+}
+
+LaneStats CpuBackend::lane_stats() const {
+  Borrowed g(*state_, "lane_stats");
+  const detail::LaneSlots& l = g.r->lanes;
+  LaneStats out{l.calls, l.lanes_run, l.lanes_failed, l.lanes_cancelled, {}};
+  out.slots.reserve(l.slots.size());
+  for (const detail::LaneSlot& slot : l.slots) {
+    LaneSlotStats st{slot.lanes_run, slot.resources->pool.stats(), {}};
+    for (int k = 0; k < kNumCacheKinds; ++k)
+      st.caches[k] = slot.resources->visit_cache(static_cast<CacheKind>(k), "lane_stats", [](const auto& c) { return c.stats(); });
+    out.slots.push_back(st);
+  }
+  return out;
 }
 
 }  // namespace tenferro

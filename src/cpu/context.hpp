@@ -17,6 +17,21 @@
 
 namespace tenferro::detail {
 
+struct CpuResources;
+
+/// One persistent lane slot (Note [Lanes]): its resources and how many lanes it ran.
+struct LaneSlot {
+  std::unique_ptr<CpuResources> resources;
+  std::uint64_t lanes_run = 0;
+};
+
+/// The lane slots and counters, kept in the backend's resources so a session owns them
+/// exactly while it owns the rest.
+struct LaneSlots {
+  std::vector<LaneSlot> slots;
+  std::uint64_t calls = 0, lanes_run = 0, lanes_failed = 0, lanes_cancelled = 0;
+};
+
 /// Everything a session checks out. Every cache is a BoundedCache (Note [Bounded
 /// caches]); a family's cache whose values the backend must not see holds
 /// ErasedHandles (FFTW plans: destroyed with the resources, under the planner lock).
@@ -30,6 +45,8 @@ struct CpuResources {
   /// One-shot einsum programs (src/einsum, Note [Einsum program cache]): set associative,
   /// as a sweep's hit must cost a handful of compares.
   BoundedCache<ErasedHandle> einsum_programs{32, std::size_t{1} << 20};
+  /// Lane slots (root resources only; a lane slot's own stays empty).
+  LaneSlots lanes;
 
   /// Calls f(cache) on the cache of kind `k`; ArgumentError naming `op` outside the enum.
   template <class F> decltype(auto) visit_cache(CacheKind k, const char* op, F&& f) {
@@ -51,6 +68,11 @@ struct BackendState {
 
   std::vector<int> cpus;  ///< ascending, distinct
   int num_threads;
+  ThreadSource thread_source = ThreadSource::affinity;
+  /// The caller-owned executor (Note [Caller-owned executors]); null: the worker pool.
+  std::shared_ptr<Executor> executor;
+  /// Caller-managed admission: true while a root entry is active.
+  std::atomic<bool> domain_busy{false};
   std::atomic<std::int64_t> refs{1};
 
   /// The resource slot: the resources, nullptr while a session has them out, or kBusy
@@ -78,8 +100,9 @@ struct BackendState {
 /// Per-thread entry state of the CPU backend (the neutral part, epoch and active
 /// session, is the SessionContext base). Only its own thread reads or writes it.
 struct CpuContext : SessionContext {
-  enum class State : std::uint8_t { idle, scope, scoped, held, scope_scoped };
+  enum class State : std::uint8_t { idle, scope, scoped, held, scope_scoped, lane };
   State state = State::idle;
+  int threads = 1;                     ///< the active session's thread budget
   BackendState* backend = nullptr;     ///< admitted backend (scope, scoped, held)
   CpuResources* resources = nullptr;   ///< checked-out resources while admitted
   BlockAllocator* prev_allocator = nullptr;
@@ -90,8 +113,16 @@ struct CpuContext : SessionContext {
   ~CpuContext();          // a thread exiting inside a session releases it
 };
 
+/// The byte limit of one lane slot's pool when the backend's pool has `limit` (Note [Lanes]).
+inline std::size_t lane_pool_limit(const BackendState& b, std::size_t limit) noexcept {
+  return limit / static_cast<std::size_t>(b.num_threads > 0 ? b.num_threads : 1);
+}
+
 /// This thread's context.
 CpuContext& this_context() noexcept;
+
+/// A fresh root epoch from the process-wide counter (Note [Unforgeable epochs]).
+std::uint64_t next_root_epoch() noexcept;
 
 /// The CPU context of a session (every Session is a CPU session until another backend
 /// lands; a device backend's kernels downcast to their own context the same way).

@@ -332,7 +332,7 @@ void blas_kernel(Session& s, const DotPlan& p, const Tensor& lhs, const Tensor& 
   }
   const bool per_batch_small = p.M * p.N * p.K < 64 * 64 * 64;
   const int threads = per_batch_small ? fork_threads(s, p.batches, 2 * p.M * p.N * p.K) : 1;
-  blas::set_threads(threads > 1 ? 1 : s.num_threads());
+  blas::set_threads(threads > 1 ? 1 : provider_threads(s));
   const bool swap = p.swap_out && !p.pack_out;
   auto one = [&](std::int64_t lo, std::int64_t ro, std::int64_t oo) { blas_product<T>(swap, a, L + lo, b, R + ro, c, O + oo, a_run, b_run); };
   if (threads > 1)
@@ -365,7 +365,7 @@ template <class T> [[gnu::noinline]] bool matrix_blas(Session& s, const DotCall&
   if (!writable_by_blas(M, N, om, on) || !blas_compatible(M, K, lm, lk, ma.conj) || !blas_compatible(K, N, rk, rn, mb.conj)) return false;
   auto fits = [](std::int64_t v) { return v >= 0 && v <= INT32_MAX; };
   if (!fits(M) || !fits(N) || !fits(K) || !fits(lm) || !fits(lk) || !fits(rk) || !fits(rn) || !fits(om) || !fits(on)) return false;
-  blas::set_threads(s.num_threads());
+  blas::set_threads(provider_threads(s));
   blas_product<T>(false, ma, static_cast<const T*>(c.lhs->data()), mb, static_cast<const T*>(c.rhs->data()), Mat{M, N, om, on, false},
                   static_cast<T*>(const_cast<void*>(c.out->data())), c.alpha->to<T>(), c.beta->to<T>());
   return true;

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <exception>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -109,26 +110,51 @@ int fork_threads(const Session& s, std::int64_t n, std::int64_t cost) noexcept {
   return static_cast<int>(std::min<std::int64_t>({budget, by_work, n}));
 }
 
+int provider_threads(const Session& s) noexcept {
+  const CpuContext& c = cpu_context(s);
+  return c.backend && c.backend->executor ? 1 : c.threads;
+}
+
+void run_tasks(BackendState& b, int k, TaskRef task) {
+  if (k <= 1) {
+    if (k == 1) task(0);
+    return;
+  }
+  char fork_edge = 0, join_edge = 0;  // addresses for Note [TSan and the worker pool]
+  auto body = [&](int i) {
+    fork_acquire(&fork_edge);
+    task(i);
+    fork_release(&join_edge);
+  };
+  fork_release(&fork_edge);
+  if (b.executor) {
+    try {
+      b.executor->run(k, TaskRef{&body, [](void* o, int i) { (*static_cast<decltype(body)*>(o))(i); }});
+    } catch (const std::exception& e) {
+      throw SessionEntryError(SessionEntryKind::Executor, "parallel", std::string("the caller-owned executor failed: ") + e.what());
+    }
+  } else {
+    // The worker threads never allocate through the session's pool (the allocator hook
+    // is per thread and absent there), except inside lanes, which install their own.
+    Workers& w = workers_of(b);
+    w.arena.execute([&] { tbb::parallel_for(0, k, 1, body, tbb::simple_partitioner()); });
+  }
+  fork_acquire(&join_edge);
+}
+
 void parallel_chunks(const Session& s, std::int64_t n, int threads, const std::function<void(std::int64_t, std::int64_t)>& f) {
   if (threads <= 1 || n <= 1) {
     if (n > 0) f(0, n);
     return;
   }
-  Workers& w = workers_of(*cpu_context(s).backend);
   const std::int64_t chunk = (n + threads - 1) / threads;
-  // The worker threads run kernels only: they never allocate tensor storage through
-  // the session's pool (the allocator hook is per thread and absent there).
-  char fork_edge = 0, join_edge = 0;  // addresses for Note [TSan and the worker pool]
-  fork_release(&fork_edge);
-  w.arena.execute([&] {
-    tbb::parallel_for(0, threads, 1, [&](int k) {
-      fork_acquire(&fork_edge);
-      const std::int64_t b = k * chunk, e = std::min(n, b + chunk);
-      if (b < e) f(b, e);
-      fork_release(&join_edge);
-    });
-  });
-  fork_acquire(&join_edge);
+  FirstException first;
+  auto one = [&](int k) {
+    const std::int64_t b = k * chunk, e = std::min(n, b + chunk);
+    if (b < e) first.run([&] { f(b, e); });
+  };
+  run_tasks(*cpu_context(s).backend, threads, TaskRef{&one, [](void* o, int k) { (*static_cast<decltype(one)*>(o))(k); }});
+  first.rethrow();
 }
 
 }  // namespace tenferro::detail

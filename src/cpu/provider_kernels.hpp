@@ -63,3 +63,8 @@ FullPivLuResult lu_full_pivot_kernel(Session& s, const Tensor& a);
 void det_kernel(Session& s, const Tensor& a, Tensor* det, Tensor* sign, Tensor* logabs, std::string_view op);
 
 }  // namespace tenferro::cpu
+
+namespace tenferro::detail {
+/// FFTW's version string (fftw_version; src/fft/fft_plan.cpp), for CpuBackend::execution_info.
+const char* fftw_version_string() noexcept;
+}  // namespace tenferro::detail

@@ -3,6 +3,7 @@
 #include "fft/fft_plan.hpp"
 
 #include "fft/fft_threads.hpp"
+#include "cpu/provider_kernels.hpp"
 
 #include <fftw3.h>
 
@@ -11,6 +12,8 @@
 #include <string>
 
 namespace tenferro::detail {
+
+const char* fftw_version_string() noexcept { return fftw_version; }
 
 namespace {
 

@@ -120,7 +120,7 @@ template <class F> BatchFailure run_batches(Session& s, std::int64_t batches, st
   if (batches <= 0) return fail;
   const int budget = s.num_threads();
   const int threads = budget > 1 ? fork_threads(s, batches, cost) : 1;
-  blas::set_threads(threads > 1 ? 1 : budget);
+  blas::set_threads(threads > 1 ? 1 : provider_threads(s));
   slot_bytes = Carve::round(slot_bytes);
   // Small workspace lives on the stack (a pool round trip costs about as much as a
   // 2×2 factorization); larger workspace comes from the session's pool.

@@ -59,7 +59,7 @@ template <class T> QrResult append_typed(Session& s, const Tensor& Qt, const Ten
   }
   const std::size_t bytes = Carve::bytes<T>(m * p) + Carve::bytes<T>(m * m) + Carve::bytes<T>(std::max(m, p)) + Carve::bytes<T>(mk * p) +
                             Carve::bytes<T>(lwork);
-  blas::set_threads(s.num_threads());
+  blas::set_threads(provider_threads(s));
   const Tensor ws = Tensor::empty({static_cast<std::int64_t>(bytes / 16 + 4)}, DType::c128);
   Carve c(static_cast<std::byte*>(const_cast<void*>(ws.data())));
   T* C = c.take<T>(m * p);

@@ -24,7 +24,7 @@ template <class T> Tensor solve_typed(Session& s, const Tensor& a, const Rhs& rh
     lapack::lint ipiv[8];
     pack_matrix(a, 0, A, n);
     pack_matrix(rhs.mat(), 0, X, n);
-    blas::set_threads(s.num_threads());
+    blas::set_threads(provider_threads(s));
     if (const lapack::lint info = lapack::gesv<T>(ln, lk, A, ln, ipiv, X, ln))
       throw_numerical(op, "getrf", "the matrix is singular (exact zero pivot)", BatchFailure{0, info});
     return x;
