@@ -108,7 +108,8 @@ void check_outputs(std::initializer_list<tf_tensor**> outs, std::initializer_lis
 }
 
 void publish_all(std::initializer_list<tf_tensor**> outs, std::initializer_list<Tensor*> results) {
-  std::unique_ptr<tf_tensor> handles[4];
+  std::unique_ptr<tf_tensor> handles[4];  // the most results of any call here is 3 (svd)
+  if (results.size() > 4 || outs.size() != results.size()) throw InternalError("publish_all", "bad result count");
   std::size_t k = 0;
   for (Tensor* r : results) handles[k++] = std::make_unique<tf_tensor>(tf_tensor{std::move(*r)});
   k = 0;
@@ -127,7 +128,8 @@ void write_dims(std::span<const std::int64_t> values, std::int64_t* dst, std::si
 namespace {
 
 // Copies every element of (shape, src strides) to (shape, dst strides), E bytes each.
-// Axis 0 is the inner loop; the other axes advance an odometer.
+// Axis 0 is the inner loop; the other axes advance an odometer of byte offsets (kept as
+// integers, so no pointer is formed outside the element range).
 template <std::size_t E>
 void copy_elements_sized(const std::byte* src, const std::int64_t* ss, std::byte* dst, const std::int64_t* ds,
                          const std::int64_t* shape, int rank) {
@@ -135,20 +137,21 @@ void copy_elements_sized(const std::byte* src, const std::int64_t* ss, std::byte
     std::memcpy(dst, src, E);
     return;
   }
+  constexpr auto e = static_cast<std::int64_t>(E);
   std::int64_t idx[kMaxRank] = {};
-  const std::int64_t n0 = shape[0];
-  const std::int64_t s0 = ss[0] * static_cast<std::int64_t>(E), d0 = ds[0] * static_cast<std::int64_t>(E);
+  std::int64_t so = 0, dof = 0;  // byte offsets of element (0, idx[1], idx[2], ...)
+  const std::int64_t n0 = shape[0], s0 = ss[0] * e, d0 = ds[0] * e;
   while (true) {
-    const std::byte* sp = src;
-    std::byte* dp = dst;
-    for (std::int64_t i = 0; i < n0; ++i, sp += s0, dp += d0) std::memcpy(dp, sp, E);
+    for (std::int64_t i = 0; i < n0; ++i) std::memcpy(dst + dof + i * d0, src + so + i * s0, E);
     int k = 1;
     for (; k < rank; ++k) {
-      src += ss[k] * static_cast<std::int64_t>(E);
-      dst += ds[k] * static_cast<std::int64_t>(E);
-      if (++idx[k] < shape[k]) break;
-      src -= ss[k] * shape[k] * static_cast<std::int64_t>(E);
-      dst -= ds[k] * shape[k] * static_cast<std::int64_t>(E);
+      if (++idx[k] < shape[k]) {
+        so += ss[k] * e;
+        dof += ds[k] * e;
+        break;
+      }
+      so -= ss[k] * e * (shape[k] - 1);
+      dof -= ds[k] * e * (shape[k] - 1);
       idx[k] = 0;
     }
     if (k == rank) return;
