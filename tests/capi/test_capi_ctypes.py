@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The C ABI (include/tenferro/c/tenferro.h) from Python through ctypes only.
 
-Usage: test_capi_ctypes.py /path/to/libtenferro.so
+Usage: test_capi_ctypes.py /path/to/libtenferro.so [/path/to/tenferro/c/tenferro.h]
 
 Exercises creation (copy and zero-copy wrap with a Python release callback), ops,
 read-back, einsum (string, labels, plans), linear algebra, sessions across threads and
@@ -12,6 +12,7 @@ compares results with NumPy; without it those checks are skipped. Prints
 """
 import ctypes as C
 import math
+import re
 import sys
 import threading
 import traceback
@@ -464,11 +465,22 @@ def test_numpy(api, s):
     check(owners == {}, "every wrapped array released")
 
 
+def test_header_matches(header):
+    """Every function the header declares has a signature here (and so is exported)."""
+    with open(header, encoding="utf-8") as f:
+        declared = set(re.findall(r"^TF_API [^(]*?\b(tf_[a-z0-9_]+)\(", f.read(), re.M))
+    check(len(declared) > 60 and declared == set(SIGNATURES),
+          f"header vs ctypes signatures: missing {sorted(declared - set(SIGNATURES))}, "
+          f"extra {sorted(set(SIGNATURES) - declared)}")
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
         return 2
     api = Api(load(sys.argv[1]))
+    if len(sys.argv) == 3:
+        test_header_matches(sys.argv[2])
     backend = api.out("tf_backend_create", 1)
     s = api.out("tf_session_open", backend)
     tests = [test_tables, test_create_ops_readback, test_wrap, test_einsum, test_linalg, test_errors]
