@@ -6,6 +6,7 @@
 #   src/ops         -> no backend internals (src/cpu, src/cuda), no family or AD header
 #   src/cpu, cuda   -> no family (einsum, linalg, fft) or AD header
 #   src/einsum, linalg, fft -> no AD header
+#   src/capi (the C ABI) is the top layer: nothing else includes it
 # Also: no CPU type in a public header other than cpu_backend.hpp (and the umbrella), and
 # no public op defined outside src/ops except in the files listed below.
 set -uo pipefail
@@ -31,6 +32,10 @@ check src/cuda '(einsum|linalg|fft|ad|runtime)/' "includes a family or AD header
 for fam in src/einsum src/linalg src/fft; do
   check "${fam}" '(ad|runtime)/' "includes an AD header"
 done
+for dir in src/core src/ops src/cpu src/cuda src/einsum src/linalg src/fft src/ad src/runtime; do
+  check "${dir}" 'capi/' "includes a C ABI header (src/capi is the top layer)"
+done
+check include/tenferro 'capi/' "includes a C ABI internal header"
 
 # No CPU type in a public header other than cpu_backend.hpp (the umbrella may include it).
 hits=$(grep -nE '\bCpu[A-Z][A-Za-z]*|cpu_backend\.hpp' include/tenferro/*.hpp |
