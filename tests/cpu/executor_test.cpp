@@ -11,21 +11,13 @@
 #include <vector>
 
 #include "cpu/context.hpp"
+#include "support/expect_error.hpp"
 #include "tenferro/tenferro.hpp"
 
 using namespace tenferro;
+using tenferro::testing::entry_error_kind;
 
 namespace {
-
-template <class F> SessionEntryKind entry_error_kind(F&& f) {
-  try {
-    f();
-  } catch (const SessionEntryError& e) {
-    return e.kind();
-  }
-  ADD_FAILURE() << "expected SessionEntryError";
-  return SessionEntryKind::Executor;
-}
 
 // A host executor: task 0 on the calling thread, the others on threads of its own
 // (started per run, as a runtime with its own scheduler might hand them out).

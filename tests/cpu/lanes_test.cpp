@@ -13,22 +13,14 @@
 #include <vector>
 
 #include "support/test_util.hpp"
+#include "support/expect_error.hpp"
 #include "tenferro/tenferro.hpp"
 
 using namespace tenferro;
+using tenferro::testing::entry_error_kind;
 using namespace std::chrono_literals;
 
 namespace {
-
-template <class F> SessionEntryKind entry_error_kind(F&& f) {
-  try {
-    f();
-  } catch (const SessionEntryError& e) {
-    return e.kind();
-  }
-  ADD_FAILURE() << "expected SessionEntryError";
-  return SessionEntryKind::Executor;
-}
 
 double max_diff(const Tensor& a, const Tensor& b) {
   EXPECT_EQ(a.shape(), b.shape());

@@ -13,22 +13,14 @@
 
 #include "cpu/admission.hpp"
 #include "cpu/context.hpp"
+#include "support/expect_error.hpp"
 #include "tenferro/tenferro.hpp"
 
 using namespace tenferro;
+using tenferro::testing::entry_error_kind;
 using namespace std::chrono_literals;
 
 namespace {
-
-template <class F> SessionEntryKind entry_error_kind(F&& f) {
-  try {
-    f();
-  } catch (const SessionEntryError& e) {
-    return e.kind();
-  }
-  ADD_FAILURE() << "expected SessionEntryError";
-  return SessionEntryKind::Executor;
-}
 
 // Waits (bounded) until `pred` holds; false on timeout.
 template <class P> bool wait_until(P pred, std::chrono::milliseconds limit = 5000ms) {

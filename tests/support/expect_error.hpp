@@ -44,6 +44,18 @@ template <class E, class F> std::string expect_error(F&& f, const std::string& p
   return {};
 }
 
+/// The kind of the SessionEntryError f() throws (a gtest failure, and Executor, when it
+/// throws none), for tests that compare kinds.
+template <class F> SessionEntryKind entry_error_kind(F&& f) {
+  try {
+    f();
+  } catch (const SessionEntryError& e) {
+    return e.kind();
+  }
+  ADD_FAILURE() << "expected SessionEntryError";
+  return SessionEntryKind::Executor;
+}
+
 /// Expects f() to throw SessionEntryError of `kind`; when `prefix` is not empty, also a
 /// message starting with "<prefix>: ". Records a gtest failure otherwise; never throws.
 template <class F> void expect_session_error(F&& f, SessionEntryKind kind, const std::string& prefix = "") {
