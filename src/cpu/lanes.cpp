@@ -109,7 +109,7 @@ void run_lanes(Session& parent, int n, LaneFn fn, int* failed_lane) {
     c.epoch = 0;
     c.active = nullptr;
     auto task = [&](int r) { run_runner(run, r); };
-    run_tasks(b, runners, TaskRef{&task, [](void* o, int r) { (*static_cast<decltype(task)*>(o))(r); }});
+    run_tasks(b, runners, task_ref(task));
   }
   const int started = run.started.load(std::memory_order_relaxed);
   ++lanes.calls;

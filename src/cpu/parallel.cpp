@@ -129,7 +129,7 @@ void run_tasks(BackendState& b, int k, TaskRef task) {
   fork_release(&fork_edge);
   if (b.executor) {
     try {
-      b.executor->run(k, TaskRef{&body, [](void* o, int i) { (*static_cast<decltype(body)*>(o))(i); }});
+      b.executor->run(k, task_ref(body));
     } catch (const std::exception& e) {
       throw SessionEntryError(SessionEntryKind::Executor, "parallel", std::string("the caller-owned executor failed: ") + e.what());
     }
@@ -153,7 +153,7 @@ void parallel_chunks(const Session& s, std::int64_t n, int threads, const std::f
     const std::int64_t b = k * chunk, e = std::min(n, b + chunk);
     if (b < e) first.run([&] { f(b, e); });
   };
-  run_tasks(*cpu_context(s).backend, threads, TaskRef{&one, [](void* o, int k) { (*static_cast<decltype(one)*>(o))(k); }});
+  run_tasks(*cpu_context(s).backend, threads, task_ref(one));
   first.rethrow();
 }
 

@@ -59,6 +59,11 @@ class FirstException {
   int index_ = -1;
 };
 
+/// A TaskRef to callable `f` (which must outlive the reference).
+template <class F> TaskRef task_ref(F& f) noexcept {
+  return TaskRef{&f, [](void* o, int i) { (*static_cast<F*>(o))(i); }};
+}
+
 /// Runs task(0) ... task(k - 1) on the backend's workers and waits: the oneTBB arena
 /// (the calling thread takes part), or the caller-owned executor (Note [Caller-owned
 /// executors]). Tasks must not throw. SessionEntryError(Executor) when the pool cannot
