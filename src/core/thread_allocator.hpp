@@ -8,9 +8,9 @@
 
 namespace tenferro::detail {
 
-/// This thread's allocator (null: the heap). Initial-exec, constant-initialized: an
-/// access is one thread-pointer-relative load, as for the backends' entry records.
-extern constinit __attribute__((tls_model("initial-exec"))) thread_local BlockAllocator* tls_block_allocator;
+/// This thread's allocator (null: the heap). Constant-initialized, so an access needs no
+/// init guard; see Note [Thread-local storage model] in CMakeLists.txt for its cost.
+extern constinit thread_local BlockAllocator* tls_block_allocator;
 
 /// Installs `a` (or nullptr) and returns the previous allocator.
 inline BlockAllocator* swap_thread_allocator(BlockAllocator* a) noexcept {

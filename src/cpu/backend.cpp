@@ -17,7 +17,7 @@ namespace tenferro {
 namespace detail {
 
 namespace {
-__attribute__((tls_model("initial-exec"))) thread_local CpuContext tls_context;
+thread_local CpuContext tls_context;
 
 // Note [Session check]
 // Session::check runs first in every op, so it must be a handful of instructions. The
@@ -25,7 +25,7 @@ __attribute__((tls_model("initial-exec"))) thread_local CpuContext tls_context;
 // "constructed yet" flag; the check compares against `tls_self` instead, a trivially
 // initialized pointer the context sets when it is constructed (on the thread's first
 // entry, before any session of the thread exists) and clears when it is destroyed.
-__attribute__((tls_model("initial-exec"))) constinit thread_local CpuContext* tls_self = nullptr;
+constinit thread_local CpuContext* tls_self = nullptr;
 
 std::vector<int> affinity_cpus() {
   cpu_set_t set;
