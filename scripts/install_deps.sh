@@ -16,6 +16,14 @@ PACKAGES=(
   libgmock-dev
   googletest
   libbenchmark-dev
+  # The Python package (python/) and its tests: Debian's interpreter, NumPy, pybind11,
+  # the DLPack header, pytest, and PyTorch for the DLPack exchange tests.
+  python3-dev
+  python3-numpy
+  pybind11-dev
+  libdlpack-dev
+  python3-pytest
+  python3-torch
 )
 
 # --tsan: also the clang toolchain for the ThreadSanitizer preset (.ci/run's TSan stage).

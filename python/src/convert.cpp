@@ -125,8 +125,10 @@ const Tensor* as_tensor(py::handle h) noexcept {
 }
 
 Tensor wrap_numpy(py::handle obj, const char* op) {
-  static py::object asarray = py::module_::import("numpy").attr("asarray");
-  static py::object ascontiguous = py::module_::import("numpy").attr("ascontiguousarray");
+  // Handles that are never released: a static py::object would be destroyed after the
+  // interpreter has finalized.
+  static const py::handle asarray = py::object(py::module_::import("numpy").attr("asarray")).release();
+  static const py::handle ascontiguous = py::object(py::module_::import("numpy").attr("ascontiguousarray")).release();
   py::array arr = py::isinstance<py::array>(obj) ? py::reinterpret_borrow<py::array>(obj)
                                                  : py::reinterpret_steal<py::array>(asarray(obj).release());
   auto d = match_dtype(arr.dtype());

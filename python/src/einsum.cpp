@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "bind.hpp"
+#include "fastcall.hpp"
 
 namespace tfpy {
 
@@ -96,15 +96,18 @@ struct Call {
   std::vector<Tensor> operands;
 };
 
-Call parse_call(const py::args& args, std::size_t first, const char* op) {
+Call parse_call(PyObject* const* args, std::size_t nargs, std::size_t first, const char* op) {
   Call c;
-  if (args.size() <= first) throw tenferro::ArgumentError(op, "no subscripts and operands given");
-  if (py::isinstance<py::str>(args[first])) {
-    c.subscripts = args[first].cast<std::string>();
-    for (std::size_t i = first + 1; i < args.size(); ++i) c.operands.push_back(tensor_arg(args[i], op));
+  if (nargs <= first) throw tenferro::ArgumentError(op, "no subscripts and operands given");
+  if (PyUnicode_Check(args[first])) {
+    Py_ssize_t len = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(args[first], &len);
+    if (!text) throw py::error_already_set();
+    c.subscripts.assign(text, static_cast<std::size_t>(len));
+    for (std::size_t i = first + 1; i < nargs; ++i) c.operands.push_back(tensor_arg(args[i], op));
     return c;
   }
-  const std::size_t n = args.size() - first;
+  const std::size_t n = nargs - first;
   std::string lhs;
   for (std::size_t i = 0; i + 1 < n; i += 2) {
     c.operands.push_back(tensor_arg(args[first + i], op));
@@ -112,8 +115,11 @@ Call parse_call(const py::args& args, std::size_t first, const char* op) {
     lhs += sublist_term(args[first + i + 1], op);
   }
   c.subscripts = lhs;
-  if (n % 2 == 1) c.subscripts += "->" + sublist_term(args[args.size() - 1], op);
+  if (n % 2 == 1) c.subscripts += "->" + sublist_term(args[nargs - 1], op);
   return c;
+}
+Call parse_call(const py::args& args, std::size_t first, const char* op) {
+  return parse_call(&PyTuple_GET_ITEM(args.ptr(), 0), args.size(), first, op);
 }
 
 tenferro::EinsumOptions options_from(py::handle optimize, py::handle memory_limit, const char* op) {
@@ -200,6 +206,31 @@ struct PyEinsumPlan {
   int num_operands;
 };
 
+// einsum as a fast call (Note [Fast calls]): einsum(s, *args, out=None, optimize=None,
+// memory_limit=None).
+PyObject* einsum_call(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return guarded([&] {
+    const char* op = "einsum";
+    PyObject *out = Py_None, *optimize = Py_None, *memory_limit = Py_None;
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; ++i) {
+      PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+      PyObject*& slot = PyUnicode_CompareWithASCIIString(key, "out") == 0        ? out
+                        : PyUnicode_CompareWithASCIIString(key, "optimize") == 0 ? optimize
+                        : PyUnicode_CompareWithASCIIString(key, "memory_limit") == 0
+                            ? memory_limit
+                            : throw py::type_error("einsum() got an unexpected keyword argument '" +
+                                                   py::str(key).cast<std::string>() + "'");
+      slot = args[nargs + i];
+    }
+    if (nargs == 0) throw tenferro::ArgumentError(op, "the first argument must be a tenferro.Session");
+    Session& s = session_arg(args[0], op);
+    Call c = parse_call(args, static_cast<std::size_t>(nargs), 1, op);
+    if (optimize == Py_None && memory_limit == Py_None) return run(s, c.subscripts, c.operands, out, {}, op);
+    return run(s, c.subscripts, c.operands, out, options_from(optimize, memory_limit, op), op);
+  });
+}
+
 const char* matmul_subscripts(int ra, int rb) {
   if (ra == 0 || rb == 0) throw tenferro::RankError("matmul", "matmul does not take rank-0 operands (use multiply)");
   if (ra == 1 && rb == 1) return "i,i->";
@@ -216,16 +247,10 @@ py::object matmul(Session& s, py::handle a_, py::handle b_, py::handle out) {
 }  // namespace
 
 void register_einsum(py::module_& m) {
-  m.def(
-      "einsum",
-      [](py::args args, py::handle out, py::handle optimize, py::handle memory_limit) {
-        if (args.size() == 0) throw tenferro::ArgumentError("einsum", "the first argument must be a tenferro.Session");
-        Session& s = session_arg(args[0], "einsum");
-        Call c = parse_call(args, 1, "einsum");
-        return run(s, c.subscripts, c.operands, out, options_from(optimize, memory_limit, "einsum"), "einsum");
-      },
-      py::kw_only(), py::arg("out") = py::none(), py::arg("optimize") = py::none(), py::arg("memory_limit") = py::none(),
-      R"doc(einsum(s, subscripts, *operands, out=None, optimize=None, memory_limit=None)
+  static const char* kEinsumDoc = R"doc(einsum($module, s, *operands, out=None, optimize=None, memory_limit=None)
+--
+
+einsum(s, subscripts, *operands, out=None, optimize=None, memory_limit=None)
 einsum(s, op0, sublist0, op1, sublist1, ..., [sublistout], ...)
 
 NumPy's einsum: explicit ('ij,jk->ik') and implicit ('ij,jk') output, ellipsis
@@ -233,7 +258,10 @@ broadcasting, the interleaved integer form. optimize: None/True/False or 'auto' 
 automatic planner, the default: tenferro always optimizes), 'greedy', 'optimal',
 'anneal', 'chain', or a path as einsum_path returns it. memory_limit: the most elements
 an intermediate may hold (larger ones are sliced). out: a writable tensor (any strides)
-of the result's shape and dtype.)doc");
+of the result's shape and dtype.)doc";
+  static PyMethodDef einsum_def = {"einsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&einsum_call)),
+                                   METH_FASTCALL | METH_KEYWORDS, kEinsumDoc};
+  add_fast(m, &einsum_def, nullptr);
   m.def(
       "einsum_path",
       [](py::args args, py::handle optimize, py::handle memory_limit) {

@@ -3,7 +3,7 @@
 // current session). Broadcasting is NumPy's (Note [Reversed axes] in bind.hpp).
 #include <cstring>
 
-#include "bind.hpp"
+#include "fastcall.hpp"
 
 namespace tfpy {
 
@@ -54,15 +54,28 @@ py::object true_divide(Session& s, py::handle a_, py::handle b_, py::handle out)
   return run_binary(s, a, b, out, &tenferro::div, &tenferro::div_into, op);
 }
 
-void def_binary(py::module_& m, const char* name, Binary f, BinaryInto g, const char* doc) {
-  m.def(
-      name,
-      [f, g, name](py::handle s, py::handle a_, py::handle b_, py::handle out) {
-        Session& session = session_arg(s, name);
-        Arg a(a_, name), b(b_, name);
-        return run_binary(session, a, b, out, f, g, name);
-      },
-      py::arg("s"), py::arg("x1"), py::arg("x2"), py::kw_only(), py::arg("out") = py::none(), doc);
+// Note [Fast calls] (fastcall.hpp): the elementwise ops are METH_FASTCALL functions.
+struct BinaryEntry {
+  const char* name;
+  Binary f;
+  BinaryInto g;
+  bool true_div;  // NumPy's divide: integer operands divide as float64
+};
+
+PyObject* binary_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return guarded([&] {
+    const auto& e = fast_entry<BinaryEntry>(self);
+    const FastArgs a = parse_fast(e.name, args, nargs, kwnames, 3);
+    Session& s = session_arg(a.pos[0], e.name);
+    if (e.true_div) return true_divide(s, a.pos[1], a.pos[2], a.out);
+    Arg x(a.pos[1], e.name), y(a.pos[2], e.name);
+    return run_binary(s, x, y, a.out, e.f, e.g, e.name);
+  });
+}
+
+void def_binary(py::module_& m, const char* name, Binary f, BinaryInto g, const char* doc, bool true_div = false) {
+  add_fast(m, method_def(name, &binary_call, std::string(name) + "($module, s, x1, x2, /, out=None)\n--\n\n" + doc),
+           new BinaryEntry{name, f, g, true_div});
 }
 
 py::object run_unary(Session& s, py::handle x_, py::handle out, Unary f, UnaryInto g, const char* op) {
@@ -74,11 +87,23 @@ py::object run_unary(Session& s, py::handle x_, py::handle out, Unary f, UnaryIn
   return py::reinterpret_borrow<py::object>(out);
 }
 
+struct UnaryEntry {
+  const char* name;
+  Unary f;
+  UnaryInto g;
+};
+
+PyObject* unary_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return guarded([&] {
+    const auto& e = fast_entry<UnaryEntry>(self);
+    const FastArgs a = parse_fast(e.name, args, nargs, kwnames, 2);
+    return run_unary(session_arg(a.pos[0], e.name), a.pos[1], a.out, e.f, e.g, e.name);
+  });
+}
+
 void def_unary(py::module_& m, const char* name, Unary f, UnaryInto g, const char* doc) {
-  m.def(
-      name,
-      [f, g, name](py::handle s, py::handle x, py::handle out) { return run_unary(session_arg(s, name), x, out, f, g, name); },
-      py::arg("s"), py::arg("x"), py::kw_only(), py::arg("out") = py::none(), doc);
+  add_fast(m, method_def(name, &unary_call, std::string(name) + "($module, s, x, /, out=None)\n--\n\n" + doc),
+           new UnaryEntry{name, f, g});
 }
 
 // NumPy's names for the catalogue's analytic functions that NumPy spells differently.
@@ -120,11 +145,8 @@ void register_elementwise(py::module_& m) {
   def_binary(m, "add", &tenferro::add, &tenferro::add_into, "x1 + x2 elementwise (NumPy broadcasting and promotion).");
   def_binary(m, "subtract", &tenferro::sub, &tenferro::sub_into, "x1 - x2 elementwise.");
   def_binary(m, "multiply", &tenferro::mul, &tenferro::mul_into, "x1 * x2 elementwise.");
-  m.def(
-      "divide",
-      [](py::handle s, py::handle a, py::handle b, py::handle out) { return true_divide(session_arg(s, "divide"), a, b, out); },
-      py::arg("s"), py::arg("x1"), py::arg("x2"), py::kw_only(), py::arg("out") = py::none(),
-        "x1 / x2 elementwise, true division as NumPy's (integer operands give float64).");
+  def_binary(m, "divide", &tenferro::div, &tenferro::div_into,
+             "x1 / x2 elementwise, true division as NumPy's (integer operands give float64).", true);
   m.attr("true_divide") = m.attr("divide");
   def_binary(m, "fmod", &tenferro::rem, &tenferro::rem_into,
              "C's fmod elementwise: the remainder has the sign of x1 (integers truncate; a zero divisor raises "

@@ -188,7 +188,7 @@ possible) share storage with their source.)doc");
           if (dtype.is_none()) return tensor_arg(obj, "asarray");
           const DType d = dtype_from(dtype, "asarray");
           if (const Tensor* t = as_tensor(obj); t && t->dtype() == d) return *t;
-          static py::object np_asarray = py::module_::import("numpy").attr("asarray");
+          static const py::handle np_asarray = py::object(py::module_::import("numpy").attr("asarray")).release();  // never released
           return wrap_numpy(np_asarray(py::reinterpret_borrow<py::object>(obj), numpy_dtype(d)), "asarray");
         },
         py::arg("obj"), py::arg("dtype") = py::none(),
