@@ -70,10 +70,12 @@ class Arg {
   /// Makes a scalar argument a rank-0 tensor of its natural dtype (for ops whose operands
   /// are all Python scalars).
   void make_tensor() {
-    if (!t_) {
-      owned_ = Tensor::scalar(s_);
-      t_ = &owned_;
-    }
+    if (!t_) replace(Tensor::scalar(s_));
+  }
+  /// Makes this argument the tensor t.
+  void replace(Tensor t) {
+    owned_ = std::move(t);
+    t_ = &owned_;
   }
   bool is_scalar() const noexcept { return t_ == nullptr; }
   const Tensor& tensor() const noexcept { return *t_; }

@@ -19,9 +19,26 @@ std::int64_t work(const Arg& a) { return a.is_scalar() ? 1 : a.tensor().numel();
 
 py::object finish(Tensor&& result) { return py::cast(std::move(result)); }
 
+bool is_int(DType d) { return d == DType::i32 || d == DType::i64; }
+
+// NumPy promotes an integer tensor with a float32 (complex64) one to float64
+// (complex128); the C++ table keeps the float's precision (as JAX). Widening the float
+// operand makes the C++ promotion give NumPy's dtype.
+void numpy_promote(Session& s, Arg& a, Arg& b) {
+  if (a.is_scalar() || b.is_scalar()) return;  // weak scalars: the same rule in both
+  auto widen = [&](Arg& fl, const Arg& other) {
+    const DType d = fl.tensor().dtype();
+    if (!is_int(other.tensor().dtype()) || (d != DType::f32 && d != DType::c64)) return;
+    fl.replace(tenferro::convert(s, fl.tensor(), d == DType::f32 ? DType::f64 : DType::c128));
+  };
+  widen(a, b);
+  widen(b, a);
+}
+
 // Runs a binary op (allocating, or into `out`) on Python arguments.
 py::object run_binary(Session& s, Arg& a, Arg& b, py::handle out, Binary f, BinaryInto g, const char* op) {
   if (a.is_scalar() && b.is_scalar()) a.make_tensor();  // two Python scalars: a rank-0 result, as NumPy's
+  numpy_promote(s, a, b);
   if (out.is_none()) {
     const bool release = std::max(work(a), work(b)) >= kReleaseGilElements;
     return finish(maybe_without_gil(release, [&] { return f(s, a.operand(), b.operand()); }));
