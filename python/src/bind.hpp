@@ -31,6 +31,7 @@ using tenferro::DType;
 using tenferro::Scalar;
 using tenferro::Session;
 using tenferro::Tensor;
+namespace ad = tenferro::ad;
 
 // ---------------------------------------------------------------- dtypes
 /// The NumPy dtype of a tenferro dtype.
@@ -56,6 +57,30 @@ Tensor swap_matrix_axes(const Tensor& t);
 // ---------------------------------------------------------------- arguments
 /// The Tensor inside a Python tenferro.Tensor, or nullptr for another object.
 const Tensor* as_tensor(py::handle h) noexcept;
+/// The EagerTensor inside a Python tenferro.ad.Tensor, or nullptr for another object.
+const ad::EagerTensor* as_eager(py::handle h) noexcept;
+/// True when e is recorded or carries a tangent (ops take their recorded form); a
+/// constant tenferro.ad.Tensor acts as its value.
+inline bool is_active(const ad::EagerTensor* e) noexcept { return e && (e->requires_grad() || e->tangent().defined()); }
+/// The context of an active eager argument, checked to be alive (RuntimeStateError); a
+/// tensor carrying only a tangent uses the innermost context entered on this thread
+/// (Note [Eager arguments] in ad.cpp).
+ad::Context& eager_context(const ad::EagerTensor& e, const char* op);
+/// eager_context, also checked to run on `s` (ArgumentError).
+ad::Context& eager_context(const ad::EagerTensor& e, const Session& s, const char* op);
+/// h as an active eager tensor (its context, checked against s, in ctx), else null.
+const ad::EagerTensor* recorded_arg(py::handle h, const Session& s, const char* op, ad::Context*& ctx);
+/// ArgumentError unless out is None (recorded ops write their own results).
+void refuse_out(py::handle out, const char* op);
+/// An argument of a recorded op: a tenferro.ad.Tensor as it is, anything else (a
+/// tensor, an array, a Python scalar) as a constant.
+ad::EagerTensor eager_arg(py::handle h, const char* op);
+/// The recorded view of a Python batch of matrices as the C++ [M, N, ...] (a copy: the
+/// eager layer records transposes as ops).
+ad::EagerTensor eager_swap(ad::Context& ctx, const ad::EagerTensor& x);
+/// A recorded result as a Python object.
+py::object eager_result(ad::EagerTensor&& e);
+
 /// Wraps a NumPy array (or anything numpy.asarray accepts) without copying where NumPy
 /// gives an array of a tenferro dtype with element-multiple strides (a copy otherwise);
 /// the array stays alive as long as any view of it.
@@ -78,6 +103,11 @@ class Arg {
     t_ = &owned_;
   }
   bool is_scalar() const noexcept { return t_ == nullptr; }
+  /// The eager tensor when the argument is a tenferro.ad.Tensor (its value is tensor()).
+  const ad::EagerTensor* eager() const noexcept { return e_; }
+  ad::AdOperand ad_operand() const noexcept {
+    return e_ ? ad::AdOperand(*e_) : t_ ? ad::AdOperand(*t_) : ad::AdOperand(s_);
+  }
   const Tensor& tensor() const noexcept { return *t_; }
   const Scalar& scalar() const noexcept { return s_; }
   tenferro::Operand operand() const noexcept { return t_ ? tenferro::Operand(*t_) : tenferro::Operand(s_); }
@@ -85,9 +115,17 @@ class Arg {
  private:
   Tensor owned_;
   const Tensor* t_ = nullptr;
+  const ad::EagerTensor* e_ = nullptr;
   Scalar s_;
 };
-/// An argument that must be a tensor: a Python scalar becomes a rank-0 tensor.
+/// The context of the first eager argument among `args` (nullptr when none is eager),
+/// checked by eager_context.
+ad::Context* eager_context_of(std::initializer_list<const Arg*> args, const Session& s, const char* op);
+/// UnsupportedError naming `op` when `a` is eager (an op without a recorded form must not
+/// detach its argument silently).
+void reject_eager(const Arg& a, const char* op);
+/// An argument that must be a tensor: a Python scalar becomes a rank-0 tensor; an eager
+/// tensor is refused as by reject_eager (ops with rules check as_eager first).
 Tensor tensor_arg(py::handle h, const char* op);
 /// The session argument: a tenferro.Session entered on this thread.
 Session& session_arg(py::handle s, const char* op);
@@ -110,6 +148,9 @@ template <class F> decltype(auto) without_gil(F&& f) {
 }
 
 // ---------------------------------------------------------------- registration
+/// NumPy's matmul (a tenferro.ad.Tensor operand records it).
+py::object matmul(Session& s, py::handle a, py::handle b, py::handle out);
+
 void register_errors(py::module_& m);
 void register_tensor(py::module_& m);
 void register_dlpack(py::module_& m);
@@ -119,6 +160,7 @@ void register_reductions(py::module_& m);
 void register_structural(py::module_& m);
 void register_einsum(py::module_& m);
 void register_linalg(py::module_& linalg);
+void register_ad(py::module_& ad);
 void register_fft(py::module_& fft);
 
 }  // namespace tfpy

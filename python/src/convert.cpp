@@ -157,6 +157,10 @@ Tensor wrap_numpy(py::handle obj, const char* op) {
 
 Arg::Arg(py::handle h, const char* op) {
   if ((t_ = as_tensor(h))) return;
+  if ((e_ = as_eager(h))) {
+    t_ = &e_->value();
+    return;
+  }
   PyObject* o = h.ptr();
   if (PyBool_Check(o)) {
     s_ = Scalar(o == Py_True);
@@ -175,8 +179,23 @@ Arg::Arg(py::handle h, const char* op) {
   }
 }
 
+namespace {
+[[noreturn]] void throw_unrecorded(const char* op) {
+  throw tenferro::UnsupportedError(op, "this op is not recorded for tenferro.ad.Tensor arguments in Python; pass "
+                                       "x.value for a constant (no gradient flows through it)");
+}
+}  // namespace
+
+void reject_eager(const Arg& a, const char* op) {
+  if (is_active(a.eager())) throw_unrecorded(op);
+}
+
 Tensor tensor_arg(py::handle h, const char* op) {
   if (const Tensor* t = as_tensor(h)) return *t;
+  if (const ad::EagerTensor* e = as_eager(h)) {  // never detach silently: ops with rules take their recorded form first
+    if (is_active(e)) throw_unrecorded(op);
+    return e->value();
+  }
   Arg a(h, op);
   return a.is_scalar() ? Tensor::scalar(a.scalar()) : a.tensor();
 }

@@ -93,7 +93,16 @@ std::string sublist_term(py::handle sub, const char* op) {
 // (subscripts, op0, op1, ...) or the interleaved (op0, sub0, op1, sub1, ..., [out]).
 struct Call {
   std::string subscripts;  // NumPy's
-  std::vector<Tensor> operands;
+  std::vector<Tensor> operands;       // the values (of recorded operands too)
+  std::vector<py::handle> handles;    // the arguments, for the recorded form
+  const ad::EagerTensor* recorded = nullptr;  // the first recorded operand, if any
+
+  void add(py::handle h, const char* op) {
+    handles.push_back(h);
+    const ad::EagerTensor* e = as_eager(h);
+    if (is_active(e) && !recorded) recorded = e;
+    operands.push_back(e ? e->value() : tensor_arg(h, op));
+  }
 };
 
 Call parse_call(PyObject* const* args, std::size_t nargs, std::size_t first, const char* op) {
@@ -104,13 +113,13 @@ Call parse_call(PyObject* const* args, std::size_t nargs, std::size_t first, con
     const char* text = PyUnicode_AsUTF8AndSize(args[first], &len);
     if (!text) throw py::error_already_set();
     c.subscripts.assign(text, static_cast<std::size_t>(len));
-    for (std::size_t i = first + 1; i < nargs; ++i) c.operands.push_back(tensor_arg(args[i], op));
+    for (std::size_t i = first + 1; i < nargs; ++i) c.add(args[i], op);
     return c;
   }
   const std::size_t n = nargs - first;
   std::string lhs;
   for (std::size_t i = 0; i + 1 < n; i += 2) {
-    c.operands.push_back(tensor_arg(args[first + i], op));
+    c.add(args[first + i], op);
     if (i) lhs += ',';
     lhs += sublist_term(args[first + i + 1], op);
   }
@@ -153,6 +162,58 @@ bool big(const std::vector<Tensor>& ops) {
   std::int64_t n = 0;
   for (const Tensor& t : ops) n += t.numel();
   return n >= kReleaseGilElements;
+}
+
+// The integer labels of C++ subscript terms (the operands' then the output's; cpp_subscripts
+// gives the output explicitly). The recorded einsum takes only these: an ellipsis, which
+// Note [Reversed axes] puts first in C++ order, becomes labels aligned at the first axis.
+std::pair<std::vector<std::vector<std::int64_t>>, std::vector<std::int64_t>> integer_labels(
+    const std::vector<Tokens>& terms, std::span<const ad::EagerTensor> xs, const char* op) {
+  std::map<std::string, std::int64_t> ids;
+  std::int64_t ellipsis_rank = 0;
+  const auto labels_of = [&](const Tokens& t, std::int64_t rank) {
+    std::vector<std::int64_t> l;
+    for (const std::string& tok : t) {
+      if (tok != "...") {
+        l.push_back(ids.try_emplace(tok, static_cast<std::int64_t>(ids.size()) + 1000).first->second);
+        continue;
+      }
+      const std::int64_t n = rank - static_cast<std::int64_t>(t.size()) + 1;
+      if (n < 0) throw tenferro::ShapeError(op, "operand has fewer axes than its subscripts");
+      ellipsis_rank = std::max(ellipsis_rank, n);
+      for (std::int64_t j = 0; j < n; ++j) l.push_back(j);
+    }
+    return l;
+  };
+  std::vector<std::vector<std::int64_t>> in;
+  for (std::size_t i = 0; i + 1 < terms.size(); ++i) {
+    if (i >= xs.size()) throw tenferro::ArgumentError(op, "more subscript terms than operands");
+    in.push_back(labels_of(terms[i], xs[i].rank()));
+  }
+  const Tokens& out_terms = terms.back();
+  const std::int64_t explicit_out =
+      static_cast<std::int64_t>(std::count_if(out_terms.begin(), out_terms.end(), [](const std::string& t) { return t != "..."; }));
+  return {std::move(in), labels_of(out_terms, explicit_out + ellipsis_rank)};
+}
+
+// The recorded einsum (Note [Eager arguments] in ad.cpp): the operands' tape order.
+py::object run_recorded(Session& s, const Call& c, py::handle out, const char* op) {
+  if (!out.is_none()) throw tenferro::ArgumentError(op, "out= is not supported for a recorded (tenferro.ad.Tensor) op");
+  ad::Context& ctx = eager_context(*c.recorded, s, op);
+  std::vector<ad::EagerTensor> xs;
+  for (py::handle h : c.handles) xs.push_back(eager_arg(h, op));
+  const std::string subs = cpp_subscripts(c.subscripts, op);
+  const auto arrow = subs.find("->");
+  std::vector<Tokens> terms;
+  for (std::size_t start = 0;;) {
+    const auto end = subs.find_first_of(",-", start);
+    terms.push_back(tokenize(std::string_view(subs).substr(start, end == std::string::npos ? end : end - start), op));
+    if (end == arrow) break;
+    start = end + 1;
+  }
+  terms.push_back(tokenize(std::string_view(subs).substr(arrow + 2), op));
+  const auto [labels, output] = integer_labels(terms, xs, op);
+  return eager_result(ad::einsum(ctx, xs, labels, output));
 }
 
 py::object run(Session& s, const std::string& numpy_subscripts, const std::vector<Tensor>& ops, py::handle out,
@@ -226,6 +287,7 @@ PyObject* einsum_call(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     if (nargs == 0) throw tenferro::ArgumentError(op, "the first argument must be a tenferro.Session");
     Session& s = session_arg(args[0], op);
     Call c = parse_call(args, static_cast<std::size_t>(nargs), 1, op);
+    if (c.recorded) return run_recorded(s, c, out, op);
     if (optimize == Py_None && memory_limit == Py_None) return run(s, c.subscripts, c.operands, out, {}, op);
     return run(s, c.subscripts, c.operands, out, options_from(optimize, memory_limit, op), op);
   });
@@ -239,12 +301,16 @@ const char* matmul_subscripts(int ra, int rb) {
   return "...ij,...jk->...ik";
 }
 
-py::object matmul(Session& s, py::handle a_, py::handle b_, py::handle out) {
-  std::vector<Tensor> ops = {tensor_arg(a_, "matmul"), tensor_arg(b_, "matmul")};
-  return run(s, matmul_subscripts(ops[0].rank(), ops[1].rank()), ops, out, {}, "matmul");
-}
-
 }  // namespace
+
+py::object matmul(Session& s, py::handle a_, py::handle b_, py::handle out) {
+  Call c;
+  c.add(a_, "matmul");
+  c.add(b_, "matmul");
+  c.subscripts = matmul_subscripts(c.operands[0].rank(), c.operands[1].rank());
+  if (c.recorded) return run_recorded(s, c, out, "matmul");
+  return run(s, c.subscripts, c.operands, out, {}, "matmul");
+}
 
 void register_einsum(py::module_& m) {
   static const char* kEinsumDoc = R"doc(einsum($module, s, *operands, out=None, optimize=None, memory_limit=None)
@@ -304,10 +370,10 @@ and plans once (the operands' data is not read); plan(s, *operands, out=None) ru
           },
           py::kw_only(), py::arg("out") = py::none(), "Runs the plan: plan(s, *operands, out=None).")
       .def_property_readonly(
-          "path", [](const PyEinsumPlan& p) { return path_result(p.plan.path(), p.num_operands, p.subscripts)[0]; },
+          "path", [](const PyEinsumPlan& p) { return py::object(path_result(p.plan.path(), p.num_operands, p.subscripts)[0]); },
           "The contraction order (as einsum_path's first result).")
       .def_property_readonly(
-          "report", [](const PyEinsumPlan& p) { return path_result(p.plan.path(), p.num_operands, p.subscripts)[1]; },
+          "report", [](const PyEinsumPlan& p) { return py::object(path_result(p.plan.path(), p.num_operands, p.subscripts)[1]); },
           "einsum_path's report for this plan.")
       .def_property_readonly(
           "shape",
@@ -325,8 +391,12 @@ and plans once (the operands' data is not read); plan(s, *operands, out=None) ru
       py::arg("s"), py::arg("x1"), py::arg("x2"), py::kw_only(), py::arg("out") = py::none(),
       "NumPy's matmul: (..., M, K) @ (..., K, N) with broadcast batch axes; 1-D operands as NumPy's.");
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
-  cls.def("__matmul__", [](py::handle a, py::handle b) { return matmul(tenferro::current_session(), a, b, py::none()); })
-      .def("__rmatmul__", [](py::handle a, py::handle b) { return matmul(tenferro::current_session(), b, a, py::none()); });
+  // A tenferro.ad.Tensor operand: its class's operator records the product.
+  const auto op = [](py::handle a, py::handle b) -> py::object {
+    if (as_eager(a) || as_eager(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    return matmul(tenferro::current_session(), a, b, py::none());
+  };
+  cls.def("__matmul__", op).def("__rmatmul__", [op](py::handle a, py::handle b) { return op(b, a); });
 }
 
 }  // namespace tfpy

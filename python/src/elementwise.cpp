@@ -13,6 +13,8 @@ using Binary = Tensor (*)(Session&, const tenferro::Operand&, const tenferro::Op
 using BinaryInto = void (*)(Session&, const tenferro::Operand&, const tenferro::Operand&, const Tensor&);
 using Unary = Tensor (*)(Session&, const Tensor&);
 using UnaryInto = void (*)(Session&, const Tensor&, const Tensor&);
+using AdBinary = ad::EagerTensor (*)(ad::Context&, const ad::AdOperand&, const ad::AdOperand&);
+using AdUnary = ad::EagerTensor (*)(ad::Context&, const ad::EagerTensor&);
 
 // Note [GIL policy] (module.cpp): the op's size decides whether the GIL is released.
 std::int64_t work(const Arg& a) { return a.is_scalar() ? 1 : a.tensor().numel(); }
@@ -76,6 +78,7 @@ struct BinaryEntry {
   const char* name;
   Binary f;
   BinaryInto g;
+  AdBinary fad;
   bool true_div;  // NumPy's divide: integer operands divide as float64
 };
 
@@ -84,15 +87,20 @@ PyObject* binary_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
     const auto& e = fast_entry<BinaryEntry>(self);
     const FastArgs a = parse_fast(e.name, args, nargs, kwnames, 3);
     Session& s = session_arg(a.pos[0], e.name);
-    if (e.true_div) return true_divide(s, a.pos[1], a.pos[2], a.out);
     Arg x(a.pos[1], e.name), y(a.pos[2], e.name);
+    if (ad::Context* ctx = eager_context_of({&x, &y}, s, e.name)) {
+      refuse_out(a.out, e.name);
+      return eager_result(e.fad(*ctx, x.ad_operand(), y.ad_operand()));
+    }
+    if (e.true_div) return true_divide(s, a.pos[1], a.pos[2], a.out);
     return run_binary(s, x, y, a.out, e.f, e.g, e.name);
   });
 }
 
-void def_binary(py::module_& m, const char* name, Binary f, BinaryInto g, const char* doc, bool true_div = false) {
+void def_binary(py::module_& m, const char* name, Binary f, BinaryInto g, AdBinary fad, const char* doc,
+                bool true_div = false) {
   add_fast(m, method_def(name, &binary_call, std::string(name) + "($module, s, x1, x2, /, out=None)\n--\n\n" + doc),
-           new BinaryEntry{name, f, g, true_div});
+           new BinaryEntry{name, f, g, fad, true_div});
 }
 
 py::object run_unary(Session& s, py::handle x_, py::handle out, Unary f, UnaryInto g, const char* op) {
@@ -108,19 +116,25 @@ struct UnaryEntry {
   const char* name;
   Unary f;
   UnaryInto g;
+  AdUnary fad;
 };
 
 PyObject* unary_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return guarded([&] {
     const auto& e = fast_entry<UnaryEntry>(self);
     const FastArgs a = parse_fast(e.name, args, nargs, kwnames, 2);
-    return run_unary(session_arg(a.pos[0], e.name), a.pos[1], a.out, e.f, e.g, e.name);
+    Session& s = session_arg(a.pos[0], e.name);
+    if (const ad::EagerTensor* x = as_eager(a.pos[1]); is_active(x)) {
+      refuse_out(a.out, e.name);
+      return eager_result(e.fad(eager_context(*x, s, e.name), *x));
+    }
+    return run_unary(s, a.pos[1], a.out, e.f, e.g, e.name);
   });
 }
 
-void def_unary(py::module_& m, const char* name, Unary f, UnaryInto g, const char* doc) {
+void def_unary(py::module_& m, const char* name, Unary f, UnaryInto g, AdUnary fad, const char* doc) {
   add_fast(m, method_def(name, &unary_call, std::string(name) + "($module, s, x, /, out=None)\n--\n\n" + doc),
-           new UnaryEntry{name, f, g});
+           new UnaryEntry{name, f, g, fad});
 }
 
 // NumPy's names for the catalogue's analytic functions that NumPy spells differently.
@@ -154,37 +168,48 @@ template <Binary F> py::object op_binary(py::handle a, py::handle b) {
   if (x.is_scalar() && y.is_scalar()) x.make_tensor();
   return finish(F(tenferro::current_session(), x.operand(), y.operand()));
 }
-template <Binary F> py::object op_rbinary(py::handle a, py::handle b) { return op_binary<F>(b, a); }
+// Arithmetic with a tenferro.ad.Tensor is the eager class's (its reflected operator
+// records it): never detach it here.
+bool defer_to_eager(py::handle a, py::handle b) noexcept { return as_eager(a) || as_eager(b); }
+py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
+template <Binary F> py::object op_arith(py::handle a, py::handle b) {
+  return defer_to_eager(a, b) ? not_implemented() : op_binary<F>(a, b);
+}
+template <Binary F> py::object op_rarith(py::handle a, py::handle b) { return op_arith<F>(b, a); }
+py::object op_truediv(py::handle a, py::handle b) {
+  return defer_to_eager(a, b) ? not_implemented() : true_divide(tenferro::current_session(), a, b, py::none());
+}
 
 }  // namespace
 
 void register_elementwise(py::module_& m) {
-  def_binary(m, "add", &tenferro::add, &tenferro::add_into, "x1 + x2 elementwise (NumPy broadcasting and promotion).");
-  def_binary(m, "subtract", &tenferro::sub, &tenferro::sub_into, "x1 - x2 elementwise.");
-  def_binary(m, "multiply", &tenferro::mul, &tenferro::mul_into, "x1 * x2 elementwise.");
-  def_binary(m, "divide", &tenferro::div, &tenferro::div_into,
+  def_binary(m, "add", &tenferro::add, &tenferro::add_into, &tenferro::ad::add, "x1 + x2 elementwise (NumPy broadcasting and promotion).");
+  def_binary(m, "subtract", &tenferro::sub, &tenferro::sub_into, &tenferro::ad::sub, "x1 - x2 elementwise.");
+  def_binary(m, "multiply", &tenferro::mul, &tenferro::mul_into, &tenferro::ad::mul, "x1 * x2 elementwise.");
+  def_binary(m, "divide", &tenferro::div, &tenferro::div_into, &tenferro::ad::div,
              "x1 / x2 elementwise, true division as NumPy's (integer operands give float64).", true);
   m.attr("true_divide") = m.attr("divide");
-  def_binary(m, "fmod", &tenferro::rem, &tenferro::rem_into,
+  def_binary(m, "fmod", &tenferro::rem, &tenferro::rem_into, &tenferro::ad::rem,
              "C's fmod elementwise: the remainder has the sign of x1 (integers truncate; a zero divisor raises "
              "NumericalError where NumPy warns).");
-  def_binary(m, "maximum", &tenferro::maximum, &tenferro::maximum_into, "Elementwise maximum (NaN propagates).");
-  def_binary(m, "minimum", &tenferro::minimum, &tenferro::minimum_into, "Elementwise minimum (NaN propagates).");
-  def_binary(m, "power", &tenferro::pow, &tenferro::pow_into,
+  def_binary(m, "maximum", &tenferro::maximum, &tenferro::maximum_into, &tenferro::ad::maximum, "Elementwise maximum (NaN propagates).");
+  def_binary(m, "minimum", &tenferro::minimum, &tenferro::minimum_into, &tenferro::ad::minimum, "Elementwise minimum (NaN propagates).");
+  def_binary(m, "power", &tenferro::pow, &tenferro::pow_into, &tenferro::ad::pow,
              "x1 ** x2 elementwise (integers need exponents >= 0, as NumPy).");
 
-  def_unary(m, "negative", &tenferro::neg, &tenferro::neg_into, "-x elementwise.");
-  def_unary(m, "conjugate", &tenferro::conj, &tenferro::conj_into, "Complex conjugate (the identity on reals).");
+  def_unary(m, "negative", &tenferro::neg, &tenferro::neg_into, &tenferro::ad::neg, "-x elementwise.");
+  def_unary(m, "conjugate", &tenferro::conj, &tenferro::conj_into, &tenferro::ad::conj, "Complex conjugate (the identity on reals).");
   m.attr("conj") = m.attr("conjugate");
-  def_unary(m, "absolute", &tenferro::abs, &tenferro::abs_into, "|x| elementwise (real for complex x).");
+  def_unary(m, "absolute", &tenferro::abs, &tenferro::abs_into, &tenferro::ad::abs, "|x| elementwise (real for complex x).");
   m.attr("abs") = m.attr("absolute");
-  def_unary(m, "sign", &tenferro::sign, &tenferro::sign_into,
+  def_unary(m, "sign", &tenferro::sign, &tenferro::sign_into, &tenferro::ad::sign,
             "sign(x); for complex x it is x/|x| (0 at 0), NumPy 2's definition (NumPy 1.x gives sign(x.real)).");
-  def_unary(m, "real", &tenferro::real, &tenferro::real_into, "Real part (a copy).");
-  def_unary(m, "imag", &tenferro::imag, &tenferro::imag_into, "Imaginary part (a copy; 0 for real x).");
-  def_unary(m, "angle", &tenferro::angle, &tenferro::angle_into, "Argument of x (0 or pi for real x).");
+  def_unary(m, "real", &tenferro::real, &tenferro::real_into, &tenferro::ad::real, "Real part (a copy).");
+  def_unary(m, "imag", &tenferro::imag, &tenferro::imag_into, &tenferro::ad::imag, "Imaginary part (a copy; 0 for real x).");
+  def_unary(m, "angle", &tenferro::angle, &tenferro::angle_into, &tenferro::ad::angle, "Argument of x (0 or pi for real x).");
 #define TENFERRO_ANALYTIC_ITEM(name)                                                                         \
-  def_unary(m, #name, &tenferro::name, &tenferro::name##_into, #name " elementwise (float and complex dtypes)."); \
+  def_unary(m, #name, &tenferro::name, &tenferro::name##_into, &tenferro::ad::name,                        \
+            #name " elementwise (float and complex dtypes).");                                             \
   if (const char* alias = numpy_alias(#name)) m.attr(alias) = m.attr(#name);
 #define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)
 #include "tenferro/op_catalog.def"
@@ -203,6 +228,8 @@ void register_elementwise(py::module_& m) {
       [](py::handle s_, py::handle c_, py::handle x_, py::handle y_) {
         Session& s = session_arg(s_, "where");
         Arg c(c_, "where"), x(x_, "where"), y(y_, "where");
+        if (ad::Context* ctx = eager_context_of({&x, &y}, s, "where"))
+          return eager_result(ad::select(*ctx, c.ad_operand(), x.ad_operand(), y.ad_operand()));
         return finish(tenferro::select(s, c.operand(), x.operand(), y.operand()));
       },
       py::arg("s"), py::arg("condition"), py::arg("x"), py::arg("y"),
@@ -212,6 +239,8 @@ void register_elementwise(py::module_& m) {
       [](py::handle s_, py::handle x_, py::handle lo_, py::handle hi_) {
         Session& s = session_arg(s_, "clip");
         Arg x(x_, "clip"), lo(lo_, "clip"), hi(hi_, "clip");
+        if (ad::Context* ctx = eager_context_of({&x, &lo, &hi}, s, "clip"))
+          return eager_result(ad::clamp(*ctx, lo.ad_operand(), x.ad_operand(), hi.ad_operand()));
         return finish(tenferro::clamp(s, lo.operand(), x.operand(), hi.operand()));
       },
       py::arg("s"), py::arg("a"), py::arg("a_min"), py::arg("a_max"), "min(max(a, a_min), a_max) elementwise (real dtypes).");
@@ -219,8 +248,12 @@ void register_elementwise(py::module_& m) {
       "astype",
       [](py::handle s_, py::handle x_, py::handle dtype, bool checked) {
         Session& s = session_arg(s_, "astype");
-        const Tensor x = tensor_arg(x_, "astype");
         const DType d = dtype_from(dtype, "astype");
+        if (const ad::EagerTensor* e = as_eager(x_); is_active(e)) {
+          ad::Context& ctx = eager_context(*e, s, "astype");
+          return eager_result(checked ? ad::convert(ctx, *e, d) : ad::cast(ctx, *e, d));
+        }
+        const Tensor x = tensor_arg(x_, "astype");
         return finish(checked ? tenferro::convert(s, x, d) : tenferro::cast(s, x, d));
       },
       py::arg("s"), py::arg("x"), py::arg("dtype"), py::kw_only(), py::arg("checked") = false,
@@ -231,6 +264,8 @@ void register_elementwise(py::module_& m) {
       [](py::handle s_, py::handle dst_, py::handle src_) {
         Session& s = session_arg(s_, "copyto");
         Arg dst(dst_, "copyto"), src(src_, "copyto");
+        reject_eager(dst, "copyto");
+        reject_eager(src, "copyto");
         if (dst.is_scalar()) throw tenferro::ArgumentError("copyto", "dst must be a tensor");
         const Tensor from = src.is_scalar() ? Tensor::full(dst.tensor().shape(), src.scalar(), dst.tensor().dtype())
                                             : src.tensor().broadcast_view(dst.tensor().shape());
@@ -239,16 +274,16 @@ void register_elementwise(py::module_& m) {
       py::arg("s"), py::arg("dst"), py::arg("src"), "Copies src (broadcast) into dst, which may be any writable view.");
 
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
-  cls.def("__add__", &op_binary<&tenferro::add>)
-      .def("__radd__", &op_rbinary<&tenferro::add>)
-      .def("__sub__", &op_binary<&tenferro::sub>)
-      .def("__rsub__", &op_rbinary<&tenferro::sub>)
-      .def("__mul__", &op_binary<&tenferro::mul>)
-      .def("__rmul__", &op_rbinary<&tenferro::mul>)
-      .def("__pow__", &op_binary<&tenferro::pow>)
-      .def("__rpow__", &op_rbinary<&tenferro::pow>)
-      .def("__truediv__", [](py::handle a, py::handle b) { return true_divide(tenferro::current_session(), a, b, py::none()); })
-      .def("__rtruediv__", [](py::handle a, py::handle b) { return true_divide(tenferro::current_session(), b, a, py::none()); })
+  cls.def("__add__", &op_arith<&tenferro::add>)
+      .def("__radd__", &op_rarith<&tenferro::add>)
+      .def("__sub__", &op_arith<&tenferro::sub>)
+      .def("__rsub__", &op_rarith<&tenferro::sub>)
+      .def("__mul__", &op_arith<&tenferro::mul>)
+      .def("__rmul__", &op_rarith<&tenferro::mul>)
+      .def("__pow__", &op_arith<&tenferro::pow>)
+      .def("__rpow__", &op_rarith<&tenferro::pow>)
+      .def("__truediv__", [](py::handle a, py::handle b) { return op_truediv(a, b); })
+      .def("__rtruediv__", [](py::handle a, py::handle b) { return op_truediv(b, a); })
       .def("__neg__", [](const Tensor& a) { return tenferro::neg(tenferro::current_session(), a); })
       .def("__abs__", [](const Tensor& a) { return tenferro::abs(tenferro::current_session(), a); })
       .def("__eq__", [](py::handle a, py::handle b) {

@@ -8,6 +8,15 @@ namespace {
 
 using Fft1 = Tensor (*)(Session&, const Tensor&, const tenferro::FftOptions&);
 using FftN = Tensor (*)(Session&, const Tensor&, const tenferro::FftnOptions&);
+using AdFft1 = ad::EagerTensor (*)(ad::Context&, const ad::EagerTensor&, const tenferro::FftOptions&);
+using AdFftN = ad::EagerTensor (*)(ad::Context&, const ad::EagerTensor&, const tenferro::FftnOptions&);
+
+// fn(s, a, o), or its recorded form on an eager a (Note [Eager arguments]).
+template <class Fn, class AdFn, class Options>
+py::object run_fft(Session& s, const Arg& a, Fn fn, AdFn afn, const Options& o, const char* name) {
+  if (a.eager()) return eager_result(afn(eager_context(*a.eager(), s, name), *a.eager(), o));
+  return py::cast(without_gil([&] { return fn(s, a.tensor(), o); }));
+}
 
 tenferro::FftNorm norm_of(py::handle norm, const char* op) {
   if (norm.is_none()) return tenferro::FftNorm::backward;
@@ -18,28 +27,30 @@ tenferro::FftNorm norm_of(py::handle norm, const char* op) {
   throw tenferro::ArgumentError(op, "norm '" + n + "' is not 'backward', 'ortho' or 'forward'");
 }
 
-void def_fft1(py::module_& f, const char* name, Fft1 fn, const char* doc) {
+void def_fft1(py::module_& f, const char* name, Fft1 fn, AdFft1 afn, const char* doc) {
   f.def(
       name,
-      [fn, name](py::handle s_, py::handle a_, std::optional<std::int64_t> n, std::int64_t axis, py::handle norm) {
+      [fn, afn, name](py::handle s_, py::handle a_, std::optional<std::int64_t> n, std::int64_t axis, py::handle norm) {
         Session& s = session_arg(s_, name);
-        const Tensor a = tensor_arg(a_, name);
+        Arg a(a_, name);
+        a.make_tensor();
         tenferro::FftOptions o;
         o.n = n;
-        o.axis = cpp_axis(axis, a.rank(), name);
+        o.axis = cpp_axis(axis, a.tensor().rank(), name);
         o.norm = norm_of(norm, name);
-        return without_gil([&] { return fn(s, a, o); });
+        return run_fft(s, a, fn, afn, o, name);
       },
       py::arg("s"), py::arg("a"), py::arg("n") = py::none(), py::arg("axis") = -1, py::arg("norm") = py::none(), doc);
 }
 
-void def_fftn(py::module_& f, const char* name, FftN fn, bool two_d, const char* doc) {
+void def_fftn(py::module_& f, const char* name, FftN fn, AdFftN afn, bool two_d, const char* doc) {
   f.def(
       name,
-      [fn, name, two_d](py::handle s_, py::handle a_, py::handle shape, py::handle axes, py::handle norm) {
+      [fn, afn, name, two_d](py::handle s_, py::handle a_, py::handle shape, py::handle axes, py::handle norm) {
         Session& s = session_arg(s_, name);
-        const Tensor a = tensor_arg(a_, name);
-        const int r = a.rank();
+        Arg a(a_, name);
+        a.make_tensor();
+        const int r = a.tensor().rank();
         std::vector<std::int64_t> py_axes, lengths;
         if (!shape.is_none()) lengths = shape.cast<std::vector<std::int64_t>>();
         if (!axes.is_none()) {
@@ -56,7 +67,7 @@ void def_fftn(py::module_& f, const char* name, FftN fn, bool two_d, const char*
         for (std::int64_t ax : py_axes) o.axes.push_back(cpp_axis(ax, r, name));
         for (std::int64_t n : lengths) o.n.push_back(n);
         o.norm = norm_of(norm, name);
-        return without_gil([&] { return fn(s, a, o); });
+        return run_fft(s, a, fn, afn, o, name);
       },
       py::arg("s"), py::arg("a"), py::arg("shape") = py::none(), py::arg("axes") = py::none(), py::arg("norm") = py::none(),
       doc);
@@ -66,20 +77,20 @@ void def_fftn(py::module_& f, const char* name, FftN fn, bool two_d, const char*
 
 void register_fft(py::module_& f) {
   f.doc() = "Discrete Fourier transforms with numpy.fft's names, signatures and defaults (FFTW).";
-  def_fft1(f, "fft", &tenferro::fft, "One-dimensional DFT along axis (default: the last); real input is promoted.");
-  def_fft1(f, "ifft", &tenferro::ifft, "One-dimensional inverse DFT.");
-  def_fft1(f, "rfft", &tenferro::rfft, "DFT of real input: n//2 + 1 values along axis.");
-  def_fft1(f, "irfft", &tenferro::irfft, "Inverse of rfft: n real values (default n = 2 (m - 1)).");
+  def_fft1(f, "fft", &tenferro::fft, &ad::fft, "One-dimensional DFT along axis (default: the last); real input is promoted.");
+  def_fft1(f, "ifft", &tenferro::ifft, &ad::ifft, "One-dimensional inverse DFT.");
+  def_fft1(f, "rfft", &tenferro::rfft, &ad::rfft, "DFT of real input: n//2 + 1 values along axis.");
+  def_fft1(f, "irfft", &tenferro::irfft, &ad::irfft, "Inverse of rfft: n real values (default n = 2 (m - 1)).");
   const char* nd = "over axes (default: all, or the last len(shape)); shape: the lengths (NumPy's `s`).";
-  def_fftn(f, "fftn", &tenferro::fftn, false, nd);
-  def_fftn(f, "ifftn", &tenferro::ifftn, false, nd);
-  def_fftn(f, "rfftn", &tenferro::rfftn, false, nd);
-  def_fftn(f, "irfftn", &tenferro::irfftn, false, nd);
+  def_fftn(f, "fftn", &tenferro::fftn, &ad::fftn, false, nd);
+  def_fftn(f, "ifftn", &tenferro::ifftn, &ad::ifftn, false, nd);
+  def_fftn(f, "rfftn", &tenferro::rfftn, &ad::rfftn, false, nd);
+  def_fftn(f, "irfftn", &tenferro::irfftn, &ad::irfftn, false, nd);
   const char* d2 = "over the last two axes (or axes).";
-  def_fftn(f, "fft2", &tenferro::fftn, true, d2);
-  def_fftn(f, "ifft2", &tenferro::ifftn, true, d2);
-  def_fftn(f, "rfft2", &tenferro::rfftn, true, d2);
-  def_fftn(f, "irfft2", &tenferro::irfftn, true, d2);
+  def_fftn(f, "fft2", &tenferro::fftn, &ad::fftn, true, d2);
+  def_fftn(f, "ifft2", &tenferro::ifftn, &ad::ifftn, true, d2);
+  def_fftn(f, "rfft2", &tenferro::rfftn, &ad::rfftn, true, d2);
+  def_fftn(f, "irfft2", &tenferro::irfftn, &ad::irfftn, true, d2);
 }
 
 }  // namespace tfpy

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "bind.hpp"
+#include "linalg_ad.hpp"
 
 namespace tfpy {
 
@@ -103,6 +103,8 @@ Tensor matrix_norm(Session& s, const Tensor& x, std::int64_t row, std::int64_t c
 py::object norm(py::handle s_, py::handle x_, py::handle ord, py::handle axis, bool keepdims) {
   const char* op = "norm";
   Session& s = session_arg(s_, op);
+  ad::Context* ctx = nullptr;
+  if (const ad::EagerTensor* e = recorded_arg(x_, s, op, ctx)) return recorded_norm(*ctx, *e, ord, axis, keepdims);
   Tensor x = tensor_arg(x_, op);
   const int r = x.rank();
   std::vector<std::int64_t> axes;  // C++ axes, in the order given
@@ -149,6 +151,8 @@ tenferro::Triangle uplo(const std::string& u) {
 py::object solve(py::handle s_, py::handle a_, py::handle b_) {
   const char* op = "solve";
   Session& s = session_arg(s_, op);
+  ad::Context* ctx = nullptr;
+  if (recorded_arg(a_, s, op, ctx) || recorded_arg(b_, s, op, ctx)) return recorded_solve(*ctx, a_, b_);
   Tensor a = matrix_arg(a_, op);
   Tensor b = tensor_arg(b_, op);
   // NumPy 1.x: b is a stack of vectors when b.ndim == a.ndim - 1, else of matrices.
@@ -194,6 +198,14 @@ py::tuple lstsq(py::handle s_, py::handle a_, py::handle b_, py::handle rcond) {
   return py::make_tuple(x, residuals, rank, r.S);
 }
 
+// The recorded form when a is a tenferro.ad.Tensor (linalg_ad.hpp), else the plain op.
+template <class F> py::object dispatch(const char* op, py::handle s_, py::handle a_, const LinalgArgs& args, F plain) {
+  Session& s = session_arg(s_, op);
+  ad::Context* ctx = nullptr;
+  if (const ad::EagerTensor* e = recorded_arg(a_, s, op, ctx)) return recorded_linalg(op, *ctx, *e, args);
+  return plain(s, matrix_arg(a_, op));
+}
+
 }  // namespace
 
 void register_linalg(py::module_& l) {
@@ -201,94 +213,121 @@ void register_linalg(py::module_& l) {
   l.def(
       "svd",
       [](py::handle s_, py::handle a_, bool full_matrices, bool compute_uv, bool hermitian) -> py::object {
-        Session& s = session_arg(s_, "svd");
-        const Tensor a = matrix_arg(a_, "svd");
-        if (!compute_uv) return py::cast(without_gil([&] { return tenferro::svdvals(s, a); }));
-        auto r = without_gil([&] { return tenferro::svd(s, a, full_matrices ? tenferro::SvdMode::full : tenferro::SvdMode::thin); });
-        return py::make_tuple(matrix_result(r.U), r.S, matrix_result(r.Vh));
+        return dispatch("svd", s_, a_, {full_matrices, compute_uv}, [&](Session& s, const Tensor& a) -> py::object {
+          if (!compute_uv) return py::cast(without_gil([&] { return tenferro::svdvals(s, a); }));
+          auto r = without_gil([&] { return tenferro::svd(s, a, full_matrices ? tenferro::SvdMode::full : tenferro::SvdMode::thin); });
+          return py::make_tuple(matrix_result(r.U), r.S, matrix_result(r.Vh));
+        });
       },
       py::arg("s"), py::arg("a"), py::arg("full_matrices") = true, py::arg("compute_uv") = true,
       py::arg("hermitian") = false,
       "(U, S, Vh) with a = U @ diag(S) @ Vh, S descending (numpy.linalg.svd; full_matrices=True by default). "
       "hermitian is accepted and ignored (the general SVD is used).");
   l.def(
-      "svdvals", [](py::handle s, py::handle a) { return tenferro::svdvals(session_arg(s, "svdvals"), matrix_arg(a, "svdvals")); },
+      "svdvals",
+      [](py::handle s, py::handle a) {
+        return dispatch("svdvals", s, a, {}, [](Session& ss, const Tensor& m) { return py::cast(tenferro::svdvals(ss, m)); });
+      },
       py::arg("s"), py::arg("a"), "The singular values, descending.");
   l.def(
       "qr",
       [](py::handle s_, py::handle a_, const std::string& mode) -> py::object {
-        Session& s = session_arg(s_, "qr");
-        const Tensor a = matrix_arg(a_, "qr");
         if (mode != "reduced" && mode != "complete" && mode != "r")
           throw tenferro::ArgumentError("qr", "mode '" + mode + "' is not 'reduced', 'complete' or 'r'");
-        auto r = without_gil([&] {
-          return tenferro::qr(s, a, mode == "complete" ? tenferro::QrMode::complete : tenferro::QrMode::reduced);
+        LinalgArgs args;
+        args.mode = mode;
+        return dispatch("qr", s_, a_, args, [&](Session& s, const Tensor& a) -> py::object {
+          auto r = without_gil([&] {
+            return tenferro::qr(s, a, mode == "complete" ? tenferro::QrMode::complete : tenferro::QrMode::reduced);
+          });
+          if (mode == "r") return matrix_result(r.R);
+          return py::make_tuple(matrix_result(r.Q), matrix_result(r.R));
         });
-        if (mode == "r") return matrix_result(r.R);
-        return py::make_tuple(matrix_result(r.Q), matrix_result(r.R));
       },
       py::arg("s"), py::arg("a"), py::arg("mode") = "reduced", "(Q, R) with a = Q @ R (modes 'reduced', 'complete', 'r').");
   l.def(
       "eigh",
       [](py::handle s_, py::handle a_, const std::string& u) {
-        Session& s = session_arg(s_, "eigh");
-        const Tensor a = matrix_arg(a_, "eigh");
-        auto r = without_gil([&] { return tenferro::eigh(s, a, uplo(u)); });
-        return py::make_tuple(r.W, matrix_result(r.V));
+        LinalgArgs args;
+        args.tri = uplo(u);
+        return dispatch("eigh", s_, a_, args, [&](Session& s, const Tensor& a) -> py::object {
+          auto r = without_gil([&] { return tenferro::eigh(s, a, args.tri); });
+          return py::make_tuple(r.W, matrix_result(r.V));
+        });
       },
       py::arg("s"), py::arg("a"), py::arg("UPLO") = "L", "(w, v): ascending eigenvalues and eigenvectors (columns).");
   l.def(
       "eigvalsh",
       [](py::handle s_, py::handle a_, const std::string& u) {
-        return tenferro::eigvalsh(session_arg(s_, "eigvalsh"), matrix_arg(a_, "eigvalsh"), uplo(u));
+        LinalgArgs args;
+        args.tri = uplo(u);
+        return dispatch("eigvalsh", s_, a_, args,
+                        [&](Session& s, const Tensor& a) { return py::cast(tenferro::eigvalsh(s, a, args.tri)); });
       },
       py::arg("s"), py::arg("a"), py::arg("UPLO") = "L", "Ascending eigenvalues of a Hermitian matrix.");
   l.def(
       "eig",
       [](py::handle s_, py::handle a_) {
-        Session& s = session_arg(s_, "eig");
-        const Tensor a = matrix_arg(a_, "eig");
-        auto r = without_gil([&] { return tenferro::eig(s, a); });
-        return py::make_tuple(r.W, matrix_result(r.V));
+        return dispatch("eig", s_, a_, {}, [](Session& s, const Tensor& a) -> py::object {
+          auto r = without_gil([&] { return tenferro::eig(s, a); });
+          return py::make_tuple(r.W, matrix_result(r.V));
+        });
       },
       py::arg("s"), py::arg("a"),
       "(w, v) of a general matrix, always complex (NumPy returns real arrays when every eigenvalue is real).");
   l.def(
-      "eigvals", [](py::handle s, py::handle a) { return tenferro::eigvals(session_arg(s, "eigvals"), matrix_arg(a, "eigvals")); },
+      "eigvals",
+      [](py::handle s, py::handle a) {
+        return dispatch("eigvals", s, a, {}, [](Session& ss, const Tensor& m) { return py::cast(tenferro::eigvals(ss, m)); });
+      },
       py::arg("s"), py::arg("a"), "Eigenvalues of a general matrix (complex).");
   l.def("solve", &solve, py::arg("s"), py::arg("a"), py::arg("b"),
         "x with a @ x = b (b: a stack of vectors when b.ndim == a.ndim - 1, else of matrices; batch axes broadcast).");
   l.def("lstsq", &lstsq, py::arg("s"), py::arg("a"), py::arg("b"), py::arg("rcond") = py::none(),
         "(x, residuals, rank, s) as numpy.linalg.lstsq (SVD driver; rcond=None: eps * max(M, N)).");
   l.def(
-      "inv", [](py::handle s, py::handle a) { return matrix_result(tenferro::inv(session_arg(s, "inv"), matrix_arg(a, "inv"))); },
+      "inv",
+      [](py::handle s, py::handle a) {
+        return dispatch("inv", s, a, {}, [](Session& ss, const Tensor& m) { return matrix_result(tenferro::inv(ss, m)); });
+      },
       py::arg("s"), py::arg("a"), "The inverse (NumericalError, a RuntimeError, for a singular matrix).");
   l.def(
-      "det", [](py::handle s, py::handle a) { return tenferro::det(session_arg(s, "det"), matrix_arg(a, "det")); },
+      "det",
+      [](py::handle s, py::handle a) {
+        return dispatch("det", s, a, {}, [](Session& ss, const Tensor& m) { return py::cast(tenferro::det(ss, m)); });
+      },
       py::arg("s"), py::arg("a"), "The determinant.");
   l.def(
       "slogdet",
       [](py::handle s, py::handle a) {
-        auto r = tenferro::slogdet(session_arg(s, "slogdet"), matrix_arg(a, "slogdet"));
-        return py::make_tuple(r.sign, r.logabsdet);
+        return dispatch("slogdet", s, a, {}, [](Session& ss, const Tensor& m) -> py::object {
+          auto r = tenferro::slogdet(ss, m);
+          return py::make_tuple(r.sign, r.logabsdet);
+        });
       },
       py::arg("s"), py::arg("a"), "(sign, logabsdet) of the determinant.");
   l.def(
       "pinv",
       [](py::handle s, py::handle a, double rcond, bool hermitian) {
-        return matrix_result(tenferro::pinv(session_arg(s, "pinv"), matrix_arg(a, "pinv"), rcond));
+        LinalgArgs args;
+        args.rcond = rcond;
+        return dispatch("pinv", s, a, args, [&](Session& ss, const Tensor& m) { return matrix_result(tenferro::pinv(ss, m, rcond)); });
       },
       py::arg("s"), py::arg("a"), py::arg("rcond") = 1e-15, py::arg("hermitian") = false,
       "The Moore-Penrose pseudo-inverse (singular values <= rcond * largest dropped; hermitian ignored).");
   l.def(
       "cholesky",
       [](py::handle s, py::handle a) {
-        return matrix_result(tenferro::cholesky(session_arg(s, "cholesky"), matrix_arg(a, "cholesky"), tenferro::Triangle::lower));
+        return dispatch("cholesky", s, a, {}, [](Session& ss, const Tensor& m) {
+          return matrix_result(tenferro::cholesky(ss, m, tenferro::Triangle::lower));
+        });
       },
       py::arg("s"), py::arg("a"), "The lower Cholesky factor L with a = L @ L^H.");
   l.def(
       "matrix_exp",
-      [](py::handle s, py::handle a) { return matrix_result(tenferro::matrix_exp(session_arg(s, "matrix_exp"), matrix_arg(a, "matrix_exp"))); },
+      [](py::handle s, py::handle a) {
+        return dispatch("matrix_exp", s, a, {}, [](Session& ss, const Tensor& m) { return matrix_result(tenferro::matrix_exp(ss, m)); });
+      },
       py::arg("s"), py::arg("a"), "The matrix exponential (scipy.linalg.expm).");
   l.def("norm", &norm, py::arg("s"), py::arg("x"), py::arg("ord") = py::none(), py::arg("axis") = py::none(),
         py::arg("keepdims") = false, "numpy.linalg.norm: vector and matrix norms with NumPy's ord, axis and keepdims.");

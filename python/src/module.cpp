@@ -17,6 +17,8 @@ PYBIND11_MODULE(_tenferro, m) {
   m.doc() = "tenferro: a tensor engine for tensor networks (the C++ core's bindings).";
   tfpy::register_errors(m);
   tfpy::register_tensor(m);
+  py::module_ ad = m.def_submodule("ad");
+  tfpy::register_ad(ad);  // before the ops, whose operators defer to its Tensor class
   tfpy::register_dlpack(m);
   tfpy::register_session(m);
   tfpy::register_elementwise(m);

@@ -27,14 +27,17 @@ struct PyLayout {
 };
 
 // A Python permutation (perm[i]: the source axis of result axis i) as the C++ one.
-Tensor permuted(const Tensor& t, const std::vector<std::int64_t>& py_perm, const char* op) {
-  const int r = t.rank();
+std::vector<std::int64_t> cpp_perm(int r, const std::vector<std::int64_t>& py_perm, const char* op) {
   if (static_cast<int>(py_perm.size()) != r)
     throw tenferro::AxisError(op, "axes don't match the tensor: " + std::to_string(py_perm.size()) + " axes for rank " +
                                       std::to_string(r));
   std::vector<std::int64_t> perm(static_cast<std::size_t>(r));
   for (int i = 0; i < r; ++i) perm[static_cast<std::size_t>(r - 1 - i)] = cpp_axis(py_perm[static_cast<std::size_t>(i)], r, op);
-  return t.permute_view(perm);
+  return perm;
+}
+
+Tensor permuted(const Tensor& t, const std::vector<std::int64_t>& py_perm, const char* op) {
+  return t.permute_view(cpp_perm(t.rank(), py_perm, op));
 }
 
 std::int64_t norm_axis(std::int64_t a, int rank, const char* op) { return rank - 1 - cpp_axis(a, rank, op); }
@@ -60,20 +63,28 @@ std::vector<Tensor> tensor_list(py::handle seq, const char* op) {
 void register_structural(py::module_& m) {
   m.def(
       "reshape",
-      [](py::handle s, py::handle a, py::handle shape) { return reshaped(&session_arg(s, "reshape"), tensor_arg(a, "reshape"), shape, "reshape"); },
+      [](py::handle s, py::handle a, py::handle shape) -> py::object {
+        Session& session = session_arg(s, "reshape");
+        if (const ad::EagerTensor* e = as_eager(a); is_active(e))  // recorded (as a copy)
+          return eager_result(ad::reshape(eager_context(*e, session, "reshape"), *e, cpp_shape(shape, "reshape")));
+        return py::cast(reshaped(&session, tensor_arg(a, "reshape"), shape, "reshape"));
+      },
       py::arg("s"), py::arg("a"), py::arg("newshape"),
       "a with a new shape, C order (one extent may be -1): a view when the strides allow one, else a copy.");
   m.def(
       "transpose",
-      [](py::handle a, py::handle axes) {
-        const Tensor t = tensor_arg(a, "transpose");
+      [](py::handle a, py::handle axes) -> py::object {
+        const ad::EagerTensor* e = is_active(as_eager(a)) ? as_eager(a) : nullptr;
+        const Tensor t = e ? e->value() : tensor_arg(a, "transpose");
         std::vector<std::int64_t> p(static_cast<std::size_t>(t.rank()));
         if (axes.is_none()) {
           std::iota(p.rbegin(), p.rend(), 0);
         } else {
           p = axes.cast<std::vector<std::int64_t>>();
         }
-        return permuted(t, p, "transpose");
+        if (e)  // recorded (as a copy) on the tensor's context
+          return eager_result(ad::transpose(eager_context(*e, "transpose"), *e, cpp_perm(t.rank(), p, "transpose")));
+        return py::cast(permuted(t, p, "transpose"));
       },
       py::arg("a"), py::arg("axes") = py::none(), "The view with permuted axes (default: reversed).");
   m.def(

@@ -22,11 +22,12 @@ import numpy as _np
 
 from . import _tenferro
 from ._tenferro import *  # noqa: F401,F403
-from ._tenferro import linalg, fft  # noqa: F401
+from ._tenferro import linalg, fft, ad  # noqa: F401
 
 # `import tenferro.linalg` and `from tenferro.fft import rfft` work as for NumPy.
 _sys.modules[__name__ + ".linalg"] = linalg
 _sys.modules[__name__ + ".fft"] = fft
+_sys.modules[__name__ + ".ad"] = ad
 
 # The dtypes are NumPy's.
 bool_ = _np.dtype("bool")
