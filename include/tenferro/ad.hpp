@@ -24,7 +24,10 @@
 /// dropped and the tape's generation advances. A later backward from (or an op on) an
 /// intermediate of a freed tape throws RuntimeStateError; leaves are not affected and
 /// keep their gradients. With `retain_graph = true` the tape is kept and a second
-/// backward accumulates into the leaves' gradients again (PyTorch's behaviour).
+/// backward accumulates into the leaves' gradients again (PyTorch's behaviour). A
+/// backward that throws (a rule's error, out of memory) changes no leaf gradient and
+/// keeps the tape whatever retain_graph says, so it can be retried (Note [Failed
+/// backward] in src/ad/context.cpp).
 ///
 /// Note [Complex convention]
 /// PyTorch's convention. For a real loss L of a complex z = x + iy, the gradient is

@@ -12,6 +12,7 @@ namespace tenferro::ad {
 
 using detail::EagerAccess;
 using detail::Grad;
+using detail::Leaf;
 using detail::Node;
 using detail::Ref;
 using detail::Tape;
@@ -295,7 +296,7 @@ EagerTensor Context::leaf(Tensor value, bool requires_grad) {
   if (!requires_grad) return EagerTensor(std::move(value));
   if (!is_inexact(value.dtype()))
     throw DTypeError("leaf", "requires_grad needs a float or complex dtype, got " + std::string(dtype_name(value.dtype())));
-  tape_->leaves.push_back({Tensor(), false, value});
+  tape_->leaves.push_back({Tensor(), false, value, Tensor(), false});
   return EagerAccess::make(this, std::move(value), detail::leaf_ref(tape_->leaves.size() - 1), id_);
 }
 
@@ -354,6 +355,54 @@ inline void accumulate_into(Session& s, Tensor& slot, bool& slot_owned, const Te
   }
   detail::accumulate(s, slot, slot_owned, like, like.dtype(), std::move(g));
 }
+
+// Note [Failed backward]
+// A backward that throws (a rule's numerical error, an allocation failure) leaves the
+// context as it found it: no leaf gradient changes and the tape is kept (whatever
+// retain_graph says), so the same backward can be retried. The sweep accumulates each
+// leaf's contribution into Leaf::pending; publish() folds them into the gradients only
+// after every rule has run. It first makes every sum that needs a new buffer (a leaf
+// whose gradient is not owned), which may throw with nothing published; then it adds in
+// place into owned gradients (same shape and dtype: no allocation) and moves the new
+// buffers in, which does not fail.
+void add_pending(Session& s, Tape& tape, std::int32_t leaf, Grad&& g) {
+  Leaf& l = tape.leaves[static_cast<std::size_t>(leaf)];
+  if (!l.pending.defined()) tape.touched.push_back(leaf);
+  accumulate_into(s, l.pending, l.pending_owned, l.value, std::move(g));
+}
+
+void drop_pending(Tape& tape) noexcept {
+  for (std::int32_t i : tape.touched) {
+    Leaf& l = tape.leaves[static_cast<std::size_t>(i)];
+    l.pending.reset();
+    l.pending_owned = false;
+  }
+  tape.touched.clear();
+}
+
+void publish(Session& s, Tape& tape) {
+  for (std::int32_t i : tape.touched) {  // may throw: nothing published yet
+    Leaf& l = tape.leaves[static_cast<std::size_t>(i)];
+    if (l.grad.defined() && !l.owned) {
+      l.pending = tenferro::add(s, l.grad, l.pending);
+      l.pending_owned = true;
+    }
+  }
+  for (std::int32_t i : tape.touched) {
+    Leaf& l = tape.leaves[static_cast<std::size_t>(i)];
+    if (l.grad.defined() && l.owned) tenferro::add_into(s, l.grad, l.pending, l.grad);
+  }
+  for (std::int32_t i : tape.touched) {
+    Leaf& l = tape.leaves[static_cast<std::size_t>(i)];
+    if (!l.grad.defined() || !l.owned) {
+      l.grad = std::move(l.pending);
+      l.owned = l.pending_owned && !l.grad.read_only();
+    }
+    l.pending.reset();
+    l.pending_owned = false;
+  }
+  tape.touched.clear();
+}
 }  // namespace
 
 void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> cotangents, BackwardOptions options) {
@@ -380,24 +429,23 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
                                        " differs from the output's " + y.shape().to_string());
   }
   int last = -1;
-  for (std::size_t i = 0; i < ys.size(); ++i) {
-    const Ref r = EagerAccess::ref_of(ys[i]);
-    detail::Grad g{cotangents[i], false};
-    if (r.kind == 1) {
-      auto& l = tape.leaves[static_cast<std::size_t>(r.index)];
-      detail::accumulate(s, l.grad, l.owned, l.value, l.value.dtype(), std::move(g));
-    } else {
-      Node& n = tape.nodes[static_cast<std::size_t>(r.index)];
-      detail::accumulate(s, n.cot[r.slot], n.cot_owned[r.slot], n.y[r.slot], n.y[r.slot].dtype(), std::move(g));
-      last = std::max(last, r.index);
-    }
-  }
-  // Reverse sweep: nodes are in creation (topological) order, so every consumer of a
-  // node's output has a larger index and has already added its contribution.
   const auto& rules = detail::rule_table();
   detail::Grad small[3];
   std::vector<detail::Grad> many;
   try {
+    for (std::size_t i = 0; i < ys.size(); ++i) {
+      const Ref r = EagerAccess::ref_of(ys[i]);
+      detail::Grad g{cotangents[i], false};
+      if (r.kind == 1) {
+        add_pending(s, tape, r.index, std::move(g));
+      } else {
+        Node& n = tape.nodes[static_cast<std::size_t>(r.index)];
+        detail::accumulate(s, n.cot[r.slot], n.cot_owned[r.slot], n.y[r.slot], n.y[r.slot].dtype(), std::move(g));
+        last = std::max(last, r.index);
+      }
+    }
+    // Reverse sweep: nodes are in creation (topological) order, so every consumer of a
+    // node's output has a larger index and has already added its contribution.
     for (int i = last; i >= 0; --i) {
       Node& n = tape.nodes[static_cast<std::size_t>(i)];
       if (n.nout == 1 ? !n.cot[0].defined() : !n.has_cot()) continue;
@@ -424,8 +472,7 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
         }
         if (r.kind == 0 || !out[k].t.defined()) continue;
         if (r.kind == 1) {
-          auto& l = tape.leaves[static_cast<std::size_t>(r.index)];
-          accumulate_into(s, l.grad, l.owned, l.value, std::move(out[k]));
+          add_pending(s, tape, r.index, std::move(out[k]));
         } else {
           Node& m = tape.nodes[static_cast<std::size_t>(r.index)];
           accumulate_into(s, m.cot[r.slot], m.cot_owned[r.slot], m.y[r.slot], std::move(out[k]));
@@ -433,9 +480,10 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
       }
       n.reset_cots();
     }
-  } catch (...) {
+    publish(s, tape);
+  } catch (...) {  // Note [Failed backward]: no gradient written, the tape kept
     for (std::size_t i = 0; i < tape.live; ++i) tape.nodes[i].reset_cots();
-    if (!options.retain_graph) clear_tape();
+    drop_pending(tape);
     throw;
   }
   if (!options.retain_graph) clear_tape();

@@ -121,6 +121,10 @@ struct Leaf {
   Tensor grad;
   bool owned = false;
   Tensor value;
+  /// This backward's contribution, published into grad when the pass succeeds (Note
+  /// [Failed backward] in context.cpp).
+  Tensor pending;
+  bool pending_owned = false;
 };
 
 /// VJP rule of a single-output op: writes a Grad for each input k whose ref is not none
@@ -172,6 +176,7 @@ struct Tape {
   std::vector<Node> nodes;
   std::size_t live = 0;
   std::vector<Leaf> leaves;
+  std::vector<std::int32_t> touched;  ///< leaves with a pending contribution (capacity kept)
   std::uint64_t generation = 0;  ///< process-unique (next_ad_stamp; Note [Context lifetime])
   Tensor one_f64;  ///< cached rank-0 1.0 (implicit cotangent of f64 losses; never mutated)
 

@@ -512,4 +512,35 @@ TEST(AdEdgeCases, ComplexCotangentForARealOutputIsRefused) {
   EXPECT_EQ(x.grad().item<double>({0}), 3.0);
 }
 
+// Note [Failed backward]: a rule that throws midway (slogdet's at a singular matrix runs
+// after the y branch has produced y's gradient) writes no gradient and keeps the tape,
+// with or without retain_graph; the same backward then runs again (here: still failing,
+// and after the failing branch is cut off by a second output's retry without it).
+TEST(AdRuntime, FailedBackwardWritesNothingAndKeepsTheTape) {
+  HeldSession s = backend().open_session();
+  for (const bool retain : {false, true}) {
+    ad::Context ctx(s);
+    const ad::EagerTensor a = ctx.leaf(Tensor::from_row_major<double>({2, 2}, {1, 2, 2, 4}));  // singular
+    const ad::EagerTensor y = ctx.leaf(Tensor::from_row_major<double>({2}, {1.5, -2}));
+    // A gradient from an earlier pass, which a failed pass must leave as it is.
+    ctx.backward(ad::sum(ctx, ad::mul(ctx, y, 10.0)));
+    const Tensor before = tenferro::to_contiguous(s, y.grad());
+    const ad::EagerTensor logdet = ad::slogdet(ctx, a).logabsdet;  // -inf; recorded first
+    const ad::EagerTensor sq = ad::sum(ctx, ad::mul(ctx, y, y));
+    const ad::EagerTensor loss = ad::add(ctx, logdet, sq);
+    const std::size_t nodes = ctx.tape_size();
+    const ad::BackwardOptions o{.retain_graph = retain};
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      expect_error<NumericalError>([&] { ctx.backward(loss, o); }, "inv");
+      EXPECT_EQ(ctx.tape_size(), nodes);
+      EXPECT_EQ(max_abs_diff(s, y.grad(), before), 0.0);
+      EXPECT_FALSE(a.grad().defined());  // never written
+    }
+    // The kept tape still serves a backward that avoids the failing rule.
+    ctx.backward(sq, o);
+    EXPECT_EQ(max_abs_diff(s, y.grad(), Tensor::from_row_major<double>({2}, {13, 6})), 0.0);
+    EXPECT_EQ(ctx.tape_size(), retain ? nodes : 0u);
+  }
+}
+
 }  // namespace
