@@ -44,6 +44,8 @@ struct alignas(64) StorageHeader {
   void* external_context = nullptr;                   ///< its argument
   Device device{};
   bool external = false;  ///< memory the library does not own (never pooled, never freed)
+  /// Writes by the library's ops into this block (Note [Version counters] in tensor.hpp).
+  std::atomic<std::uint32_t> version{0};
   std::byte* data() noexcept { return base; }
 };
 static_assert(sizeof(StorageHeader) == 64);

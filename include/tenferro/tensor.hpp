@@ -201,6 +201,22 @@ class TENFERRO_API Tensor {
   }
   /// True for broadcast views and views of them: writing through them is refused.
   bool read_only() const noexcept { return (flags_ & kReadOnly) != 0; }
+  // Note [Version counters]
+  // Every storage block counts the writes the library's ops make into it (each `_into`
+  // op's output, in-place updates, set(), mutable_data()); views share their block's
+  // count. Eager AD compares the counts of the tensors a node saved for its backward
+  // with those at recording, so a saved input overwritten in place afterwards raises a
+  // typed error at backward instead of giving a wrong gradient (PyTorch's check). Writes
+  // from outside the library (NumPy or DLPack through wrapped memory, raw pointers) are
+  // not seen unless the writer calls note_write(). The increment is a relaxed load and
+  // store, not a read-modify-write: concurrent writers may lose a count, never undo one.
+  /// The write count of this tensor's storage (0 for an undefined tensor).
+  std::uint32_t version() const noexcept { return block_ ? block_->version.load(std::memory_order_relaxed) : 0; }
+  /// Records a write into this tensor's storage (ops call it; so should code that
+  /// writes through a raw pointer into a tensor eager AD may have saved).
+  void note_write() const noexcept {
+    if (block_) block_->version.store(block_->version.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   /// Same storage block, or blocks over overlapping bytes (external tensors over the
   /// same memory, Tensor::from_external): the test every overlap check starts from.
   bool shares_storage(const Tensor& o) const noexcept {

@@ -113,6 +113,7 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const E
   try {
     fill(*n);
     check_attrs(*n);
+    n->saved_version = n->current_saved_version();
     if (need_tan) {
       std::vector<Tensor> tans(inputs.size());
       for (std::size_t k = 0; k < inputs.size(); ++k) tans[k] = inputs[k].tangent();
@@ -167,6 +168,7 @@ MultiOut finish_multi(Context& ctx, OpId op, std::span<Tensor> ys, std::span<con
   try {
     fill(*n);
     check_attrs(*n);
+    n->saved_version = n->current_saved_version();
     if (need_tan) {
       Tensor in_tans[3];
       for (std::size_t k = 0; k < nin; ++k)
@@ -365,6 +367,12 @@ inline void accumulate_into(Session& s, Tensor& slot, bool& slot_owned, const Te
 // whose gradient is not owned), which may throw with nothing published; then it adds in
 // place into owned gradients (same shape and dtype: no allocation) and moves the new
 // buffers in, which does not fail.
+[[noreturn]] void throw_modified(tenferro::detail::OpId op) {
+  throw RuntimeStateError("backward", "a tensor that " + std::string(tenferro::detail::op_name(op)) +
+                                          " saved for its gradient was modified in place after it was recorded (an _into "
+                                          "op's output, an in-place update or set()); compute it anew, or write into a copy");
+}
+
 void add_pending(Session& s, Tape& tape, std::int32_t leaf, Grad&& g) {
   Leaf& l = tape.leaves[static_cast<std::size_t>(leaf)];
   if (!l.pending.defined()) tape.touched.push_back(leaf);
@@ -458,6 +466,7 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
         for (int k = 0; k < nin; ++k)
           if (out[k].t.defined() || out[k].take_cot) out[k] = detail::Grad{};
       }
+      if (n.current_saved_version() != n.saved_version) throw_modified(n.op);
       const detail::Rules& rule = rules[static_cast<int>(n.op)];
       if (n.nout == 1) {
         rule.vjp(s, n, n.cot[0], out);

@@ -69,6 +69,7 @@ struct Node {
   Tensor y[kMaxOutputs];    ///< output values
   Tensor cot[kMaxOutputs];  ///< accumulated cotangents of the outputs (undefined: zero)
   OpAttrs attrs;            ///< the op's parameters (Note [Typed attributes]; the catalogue names the struct)
+  std::uint64_t saved_version = 0;  ///< saved_version() at recording (Note [Version counters], tensor.hpp)
   std::unique_ptr<NodeExtra> extra;
 
   /// The op's attributes as A (the struct the catalogue names for `op`).
@@ -95,6 +96,18 @@ struct Node {
     for (int j = 0; j < nout; ++j)
       if (cot[j].defined()) return true;
     return false;
+  }
+  /// The sum of the write counts of the tensors this node saved for its rules. Counts
+  /// only grow, so a change means a saved tensor was written after recording.
+  std::uint64_t current_saved_version() const noexcept {
+    std::uint64_t v = 0;
+    for (const Tensor& t : x) v += t.version();
+    for (int j = 0; j < nout; ++j) v += y[j].version();
+    if (extra) {
+      v += extra->index.version();
+      for (const Tensor& t : extra->xs) v += t.version();
+    }
+    return v;
   }
   /// Drops every output's cotangent.
   void reset_cots() noexcept {
@@ -303,6 +316,7 @@ EagerTensor finish(Context& ctx, OpId op, Tensor&& y, const std::array<const Eag
     try {
       fill(n);
       check_attrs(n);
+      n.saved_version = n.current_saved_version();
       if (need_tan) {
         Tensor tans[N > 0 ? N : 1];
         for (std::size_t k = 0; k < N; ++k)

@@ -78,6 +78,7 @@ bool Tensor::is_contiguous_slow() const noexcept {
 
 void* Tensor::mutable_data(std::string_view op) const {
   if (read_only()) throw ArgumentError(op, "tensor is a read-only (broadcast) view");
+  note_write();
   return data_;
 }
 
@@ -93,6 +94,7 @@ const void* Tensor::element_ptr(std::span<const std::int64_t> index, DType d, bo
   if (device().kind != DeviceKind::cpu)  // Note [Per-device allocation]: the host never reads device memory
     throw UnsupportedError(op, "element access on a " + std::string(device_name(device().kind)) + " tensor (copy it to the CPU first)");
   if (write && read_only()) throw ArgumentError(op, "tensor is a read-only (broadcast) view");
+  if (write) note_write();
   if (static_cast<int>(index.size()) != rank_)
     throw RankError(op, "index " + dims_string(index) + " has " + std::to_string(index.size()) + " entries for a rank-" + std::to_string(rank_) + " tensor");
   std::int64_t off = 0;

@@ -132,6 +132,7 @@ void axpby(Session& s, Scalar alpha, const Tensor& x, Scalar beta, const Tensor&
   detail::infer_axpby(alpha, detail::extents_of(x, bx), x.dtype(), beta, ys, y.dtype());
   const detail::AxpbyKernel k = detail::kernel_for(s, OpId::axpby, y.dtype()).fn.axpby;
   if (y.read_only()) throw ArgumentError(op, "y is a read-only (broadcast) view");
+  y.note_write();
   for (int i = 0; i < y.rank(); ++i) str[i] = y.stride(i);
   if (!detail::is_non_overlapping(ys, {str, ys.size()}))
     throw ArgumentError(op, "y has overlapping elements (shape " + y.shape().to_string() + ", strides " + y.strides().to_string() + ")");

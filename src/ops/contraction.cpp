@@ -238,6 +238,8 @@ void dot_run(Session& s, std::string_view op, const Tensor& lhs, const Tensor& r
       *result = detail::new_output(s, sig.out_shape(), d, op);
     }
     out = result;
+  } else {
+    out->note_write();  // Note [Version counters]
   }
   k(s, detail::DotCall{op, &lhs, &rhs, out, matrix ? nullptr : &sig, &dims, &alpha, &beta, matrix ? &mf : nullptr});
 }

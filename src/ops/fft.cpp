@@ -159,6 +159,7 @@ void fft_entry(Session& s, std::string_view op, const Tensor& x, const Options& 
   if (out) {
     if (!valid_compact_output(*out, r, s.device())) require_output(*out, op, r.out_dtype, r.shape(), s.device());
     check_overlap(*out, x, op, false);
+    out->note_write();  // Note [Version counters]
     k(s, op, x, r, *out);
   } else {
     result = new_output(s, r.shape(), r.out_dtype, op);

@@ -298,6 +298,7 @@ void scatter_inplace(Session& s, const Tensor& operand, const Tensor& scatter_in
   s.check(op);
   require_tensor_on(operand, s.device(), op, "operand");
   if (operand.read_only()) throw ArgumentError(op, "operand is a read-only (broadcast) view and cannot be updated in place");
+  operand.note_write();
   Tensor r;
   scatter_run(s, operand, scatter_indices, updates, dims, combiner, &operand, r);
 }

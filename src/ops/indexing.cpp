@@ -244,6 +244,7 @@ void dynamic_update_slice_inplace(Session& s, const Tensor& x, const Tensor& upd
   constexpr std::string_view op = "dynamic_update_slice";
   check_inputs(s, op, {{&x, "operand"}});
   if (x.read_only()) throw ArgumentError(op, "operand is a read-only (broadcast) view and cannot be updated in place");
+  x.note_write();
   Tensor r;
   dynamic_update_slice_run(s, x, update, start_indices, &x, r);
 }

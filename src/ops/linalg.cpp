@@ -82,6 +82,8 @@ void check_into(const Session& s, std::string_view op, std::initializer_list<Int
       if (in && in->defined() && memory_overlaps(*i->out, *in))
         throw ArgumentError(op, std::string(i->name) + " overlaps an input in memory (" + describe(*in) + ")");
   }
+  for (const IntoOut& o : outs)  // Note [Version counters]
+    if (o.produced && o.out->defined()) o.out->note_write();
 }
 
 void commit_into(Session& s, std::initializer_list<IntoOut> outs, std::initializer_list<const Tensor*> results) {

@@ -39,6 +39,7 @@ void require_output(const Tensor& out, std::string_view op, DType dtype, std::sp
   const Dims st = out.strides();
   if (!is_non_overlapping(sh, st))
     throw ArgumentError(op, "out has overlapping elements (shape " + sh.to_string() + ", strides " + st.to_string() + ")");
+  out.note_write();  // Note [Version counters]
 }
 
 std::pair<const char*, const char*> byte_range(const Tensor& t) noexcept {

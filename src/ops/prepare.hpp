@@ -69,6 +69,7 @@ TENFERRO_ALWAYS_INLINE bool same_dtype_extents(const Tensor& a, const Tensor& b)
 /// any input (same storage is only fine at the same first element).
 TENFERRO_ALWAYS_INLINE bool fast_output_ok(const Tensor& out, const Tensor& x, const Tensor* y = nullptr) noexcept {
   if (!fast_operand(out, x.device().kind) || out.read_only() || !same_dtype_extents(out, x)) return false;
+  out.note_write();
   if (out.shares_storage(x) && out.data() != x.data()) return false;
   return !(y && out.shares_storage(*y) && out.data() != y->data());
 }

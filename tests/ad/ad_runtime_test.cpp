@@ -543,4 +543,57 @@ TEST(AdRuntime, FailedBackwardWritesNothingAndKeepsTheTape) {
   }
 }
 
+// Note [Version counters]: the library's writes count per storage block; a saved tensor
+// written after recording is caught at backward, naming the op that saved it.
+TEST(AdRuntime, VersionCountersCountTheLibrarysWrites) {
+  HeldSession s = backend().open_session();
+  const Tensor t = Tensor::zeros({2, 3}, DType::f64);
+  const Tensor view = t.permute_view({1, 0});
+  const std::uint32_t v0 = t.version();
+  t.set<double>({0, 0}, 1.0);
+  const std::uint32_t v1 = t.version();
+  EXPECT_GT(v1, v0);
+  copy_into(s, Tensor::ones({3, 2}, DType::f64), view);  // a view counts into its block
+  const std::uint32_t v2 = t.version();
+  EXPECT_GT(v2, v1);
+  EXPECT_EQ(view.version(), v2);
+  EXPECT_THROW(copy_into(s, Tensor::ones({4}, DType::f64), t), ShapeError);
+  EXPECT_EQ(t.version(), v2);  // a refused write counts nothing
+  (void)add(s, t, t);          // reads count nothing
+  (void)t.item<double>({1, 1});
+  EXPECT_EQ(t.version(), v2);
+}
+
+TEST(AdRuntime, SavedTensorsModifiedInPlaceAreCaughtAtBackward) {
+  HeldSession s = backend().open_session();
+  {  // a leaf's storage written with set() after sin saved it
+    ad::Context ctx(s);
+    const Tensor xv = Tensor::from_row_major<double>({2}, {0.5, 1.0});
+    const ad::EagerTensor x = ctx.leaf(xv);
+    const ad::EagerTensor loss = ad::sum(ctx, ad::sin(ctx, x));
+    xv.set<double>({0}, 2.0);
+    EXPECT_THAT(expect_error<RuntimeStateError>([&] { ctx.backward(loss); }, "backward"), ::testing::HasSubstr("that sin saved"));
+    EXPECT_FALSE(x.grad().defined());  // Note [Failed backward]: nothing written
+  }
+  {  // an intermediate overwritten through an _into op: exp saved it as its output, sum
+     // as its input; the sweep meets sum first (every saved tensor counts, also one a
+     // rule reads only for its shape)
+    ad::Context ctx(s);
+    const ad::EagerTensor x = ctx.leaf(Tensor::from_row_major<double>({2}, {0.5, 1.0}));
+    const ad::EagerTensor y = ad::exp(ctx, x);
+    const ad::EagerTensor loss = ad::sum(ctx, y);
+    copy_into(s, Tensor::zeros({2}, DType::f64), y.value());
+    EXPECT_THAT(expect_error<RuntimeStateError>([&] { ctx.backward(loss); }, "backward"), ::testing::HasSubstr("that sum saved"));
+  }
+  {  // a tensor no rule saved (add's inputs) may be written: the gradient stays right
+    ad::Context ctx(s);
+    const Tensor xv = Tensor::from_row_major<double>({2}, {0.5, 1.0});
+    const ad::EagerTensor x = ctx.leaf(xv);
+    const ad::EagerTensor loss = ad::sum(ctx, ad::add(ctx, x, 1.0));
+    xv.set<double>({1}, 7.0);
+    ctx.backward(loss);
+    EXPECT_EQ(max_abs_diff(s, x.grad(), Tensor::ones({2}, DType::f64)), 0.0);
+  }
+}
+
 }  // namespace

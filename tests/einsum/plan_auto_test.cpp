@@ -262,7 +262,10 @@ TEST(Chain, EqualsTheExactDpOnSmallChains) {
 
 TEST(Chain, LongChainsArePlannedByTheChainSolverQuickly) {
   std::mt19937_64 rng(3);
-  const auto net = matrix_chain(rng, 100, 50, 400, true);
+  // Extents large enough (a predicted run of about a second) that the automatic
+  // planner's budget (10% of it) covers the DP however long greedy took on a loaded
+  // machine: with 50..400 (20 ms predicted, 2 ms of budget) it fell back to greedy there.
+  const auto net = matrix_chain(rng, 100, 200, 1600, true);
   PlanOptions o;
   o.optimizer = EinsumOptimizer::chain;
   const auto chain = plan_sliced_contraction(net, o);
