@@ -22,3 +22,10 @@ with backend.session() as s:
     print("singular values:", np.round(np.asarray(S), 4))
     print("svd reconstructs a:", np.allclose(np.asarray(u) * np.asarray(S) @ np.asarray(vh), a))
     print("row sums of 2ab:", np.round(np.asarray(d), 4))
+
+    # Gradients: the eager AD context records ops on its tensors.
+    with tf.ad.Context(s) as ctx:
+        x = ctx.leaf(a)
+        loss = tf.sum(s, tf.linalg.svdvals(s, x))   # the nuclear norm
+        ctx.backward(loss)
+        print("d nuclear norm / da = u vh:", np.allclose(np.asarray(x.grad), np.asarray(u) @ np.asarray(vh)))
