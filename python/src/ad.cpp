@@ -160,12 +160,13 @@ void refuse_out(py::handle out, const char* op) {
   if (!out.is_none()) throw tenferro::ArgumentError(op, "out= is not supported for a recorded (tenferro.ad.Tensor) op");
 }
 
-ad::EagerTensor eager_arg(py::handle h, const char* op) {
-  if (const ad::EagerTensor* e = as_eager(h)) return *e;
-  Arg a(h, op);
+ad::EagerTensor eager_arg(const Arg& a) {
+  if (const ad::EagerTensor* e = a.eager()) return *e;
   if (a.is_scalar()) return ad::EagerTensor(Tensor::scalar(a.scalar()));
   return ad::EagerTensor(a.tensor());
 }
+
+ad::EagerTensor eager_arg(py::handle h, const char* op) { return eager_arg(Arg(h, op)); }
 
 ad::EagerTensor eager_swap(ad::Context& ctx, const ad::EagerTensor& x) {
   std::vector<std::int64_t> perm(static_cast<std::size_t>(x.rank()));

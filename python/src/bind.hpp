@@ -121,11 +121,14 @@ class Arg {
 /// The context of the first eager argument among `args` (nullptr when none is eager),
 /// checked by eager_context.
 ad::Context* eager_context_of(std::initializer_list<const Arg*> args, const Session& s, const char* op);
-/// UnsupportedError naming `op` when `a` is eager (an op without a recorded form must not
-/// detach its argument silently).
+/// eager_arg of an argument already parsed.
+ad::EagerTensor eager_arg(const Arg& a);
+/// UnsupportedError naming `op` when `a` is an active eager tensor (an op without a
+/// recorded form must not detach its argument silently).
 void reject_eager(const Arg& a, const char* op);
-/// An argument that must be a tensor: a Python scalar becomes a rank-0 tensor; an eager
-/// tensor is refused as by reject_eager (ops with rules check as_eager first).
+/// An argument that must be a tensor: a Python scalar becomes a rank-0 tensor; an active
+/// eager tensor is refused as by reject_eager (ops with rules check as_eager first), a
+/// constant one gives its value.
 Tensor tensor_arg(py::handle h, const char* op);
 /// The session argument: a tenferro.Session entered on this thread.
 Session& session_arg(py::handle s, const char* op);

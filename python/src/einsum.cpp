@@ -198,7 +198,7 @@ std::pair<std::vector<std::vector<std::int64_t>>, std::vector<std::int64_t>> int
 
 // The recorded einsum (Note [Eager arguments] in ad.cpp): the operands' tape order.
 py::object run_recorded(Session& s, const Call& c, py::handle out, const char* op) {
-  if (!out.is_none()) throw tenferro::ArgumentError(op, "out= is not supported for a recorded (tenferro.ad.Tensor) op");
+  refuse_out(out, op);
   ad::Context& ctx = eager_context(*c.recorded, s, op);
   std::vector<ad::EagerTensor> xs;
   for (py::handle h : c.handles) xs.push_back(eager_arg(h, op));

@@ -136,7 +136,7 @@ void register_reductions(py::module_& m) {
         Session& s = session_arg(s_, "vdot");
         Arg ea(a_, "vdot"), eb(b_, "vdot");
         if (ad::Context* ctx = eager_context_of({&ea, &eb}, s, "vdot")) {
-          const ad::EagerTensor x = eager_arg(a_, "vdot"), y = eager_arg(b_, "vdot");
+          const ad::EagerTensor x = eager_arg(ea), y = eager_arg(eb);
           if (x.shape() != y.shape()) throw tenferro::ShapeError("vdot", "recorded operands must have equal shapes");
           return eager_result(ad::vdot(*ctx, x, y));
         }

@@ -74,7 +74,8 @@ void register_structural(py::module_& m) {
   m.def(
       "transpose",
       [](py::handle a, py::handle axes) -> py::object {
-        const ad::EagerTensor* e = is_active(as_eager(a)) ? as_eager(a) : nullptr;
+        const ad::EagerTensor* e = as_eager(a);
+        if (!is_active(e)) e = nullptr;
         const Tensor t = e ? e->value() : tensor_arg(a, "transpose");
         std::vector<std::int64_t> p(static_cast<std::size_t>(t.rank()));
         if (axes.is_none()) {

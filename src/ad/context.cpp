@@ -364,9 +364,9 @@ inline void accumulate_into(Session& s, Tensor& slot, bool& slot_owned, const Te
 // retain_graph says), so the same backward can be retried. The sweep accumulates each
 // leaf's contribution into Leaf::pending; publish() folds them into the gradients only
 // after every rule has run. It first makes every sum that needs a new buffer (a leaf
-// whose gradient is not owned), which may throw with nothing published; then it adds in
-// place into owned gradients (same shape and dtype: no allocation) and moves the new
-// buffers in, which does not fail.
+// whose gradient is not owned), which may throw with nothing published; then, per leaf,
+// it adds in place into an owned gradient (same shape and dtype: no allocation) or
+// moves the new buffer in.
 [[noreturn]] void throw_modified(tenferro::detail::OpId op) {
   throw RuntimeStateError("backward", "a tensor that " + std::string(tenferro::detail::op_name(op)) +
                                           " saved for its gradient was modified in place after it was recorded (an _into "
@@ -398,18 +398,14 @@ void publish(Session& s, Tape& tape) {
   }
   for (std::int32_t i : tape.touched) {
     Leaf& l = tape.leaves[static_cast<std::size_t>(i)];
-    if (l.grad.defined() && l.owned) tenferro::add_into(s, l.grad, l.pending, l.grad);
-  }
-  for (std::int32_t i : tape.touched) {
-    Leaf& l = tape.leaves[static_cast<std::size_t>(i)];
-    if (!l.grad.defined() || !l.owned) {
+    if (l.grad.defined() && l.owned) {
+      tenferro::add_into(s, l.grad, l.pending, l.grad);
+    } else {
       l.grad = std::move(l.pending);
       l.owned = l.pending_owned && !l.grad.read_only();
     }
-    l.pending.reset();
-    l.pending_owned = false;
   }
-  tape.touched.clear();
+  drop_pending(tape);
 }
 }  // namespace
 
