@@ -7,6 +7,10 @@
 #   src/cpu, cuda   -> no family (einsum, linalg, fft) or AD header
 #   src/einsum, linalg, fft -> no AD header
 #   src/capi (the C ABI) is the top layer: nothing else includes it
+#   src/mpi (tenferro::mpi, optional) sits on the public API only: it includes no
+#   internal header but its own; <mpi.h> and tenferro/mpi.hpp appear nowhere else
+#   than src/mpi, include/tenferro/mpi.hpp and the MPI programs (tests/mpi,
+#   examples/mpi_*.cpp, bench/bench_mpi_*.cpp, the install consumer's mpi_main.cpp)
 # Also: no CPU type in a public header other than cpu_backend.hpp (and the umbrella), and
 # no public op defined outside src/ops except in the files listed below.
 set -uo pipefail
@@ -36,6 +40,17 @@ for dir in src/core src/ops src/cpu src/cuda src/einsum src/linalg src/fft src/a
   check "${dir}" 'capi/' "includes a C ABI header (src/capi is the top layer)"
 done
 check include/tenferro 'capi/' "includes a C ABI internal header"
+check src/mpi '(core|ops|cpu|cuda|einsum|linalg|fft|ad|runtime|capi)/' "includes a core-library internal header (src/mpi uses the public API)"
+
+# MPI stays in its component: nothing else includes <mpi.h> or tenferro/mpi.hpp.
+hits=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](mpi\.h|tenferro/mpi\.hpp)[>"]' include src tests bench examples python \
+         --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.c' --include='*.def' 2>/dev/null |
+       grep -vE '^(src/mpi/|include/tenferro/mpi\.hpp:|tests/mpi/|tests/install/consumer/mpi_main\.cpp:|examples/mpi_[^/]*\.cpp:|bench/bench_mpi_[^/]*\.cpp:)')
+if [[ -n "${hits}" ]]; then
+  echo "layering: <mpi.h> or tenferro/mpi.hpp included outside the MPI component:"
+  echo "${hits}" | sed 's/^/  /'
+  fail=1
+fi
 
 # No CPU type in a public header other than cpu_backend.hpp (the umbrella may include it).
 hits=$(grep -nE '\bCpu[A-Z][A-Za-z]*|cpu_backend\.hpp' include/tenferro/*.hpp |

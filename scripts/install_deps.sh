@@ -27,9 +27,14 @@ PACKAGES=(
 )
 
 # --tsan: also the clang toolchain for the ThreadSanitizer preset (.ci/run's TSan stage).
-if [[ "${1:-}" == "--tsan" ]]; then
-  PACKAGES+=(clang libclang-rt-14-dev)
-fi
+# --mpi: also Open MPI for the distributed einsum (tenferro::mpi, .ci/run's MPI stage).
+for flag in "$@"; do
+  case "${flag}" in
+    --tsan) PACKAGES+=(clang libclang-rt-14-dev) ;;
+    --mpi) PACKAGES+=(libopenmpi-dev openmpi-bin) ;;
+    *) echo "install_deps: unknown flag ${flag} (known: --tsan --mpi)" >&2; exit 2 ;;
+  esac
+done
 
 if [[ "${TENFERRO_SKIP_APT:-0}" == "1" ]]; then
   echo "install_deps: TENFERRO_SKIP_APT=1, skipping apt-get"

@@ -184,7 +184,7 @@ TENFERRO_API void lu_solve_into(Session& s, const LuFactorResult& lu, const Tens
 /// The row permutation that lu_factor's pivots apply: pivots [K, B...] (i64, 0-based
 /// sequential interchanges: row i swapped with row pivots[i]) to perm [M, B...] (i64)
 /// with (P·A) row i = A row perm[i] (JAX's lu_pivots_to_permutation). DTypeError for
-/// non-i64 pivots, RankError for rank 0, ShapeError when M < K, ArgumentError for a
+/// pivots that are not i32 or i64 (i32 widens), RankError for rank 0, ShapeError when M < K, ArgumentError for a
 /// pivot outside [i, M).
 TENFERRO_API Tensor lu_pivots_to_permutation(Session& s, const Tensor& pivots, std::int64_t m);
 /// lu_pivots_to_permutation into `out` (i64 [M, B...]). Throws its errors first, then

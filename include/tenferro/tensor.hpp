@@ -175,13 +175,16 @@ class TENFERRO_API Tensor {
   Dims strides() const;
   /// Number of elements: the product of the extents (1 at rank 0).
   std::int64_t numel() const noexcept {
-    std::int64_t n = 1;
+    // Unsigned: an empty tensor may have other extents whose product exceeds int64
+    // ([2^62, 3, 0]); the product wraps on the way to its 0 instead of overflowing (UB),
+    // and a tensor with elements never wraps (its count fits).
+    std::uint64_t n = 1;
     if (big_) {
-      for (int i = 0; i < rank_; ++i) n *= big_[i];
+      for (int i = 0; i < rank_; ++i) n *= static_cast<std::uint64_t>(big_[i]);
     } else {
-      for (int i = 0; i < rank_; ++i) n *= small_.ext[i];
+      for (int i = 0; i < rank_; ++i) n *= static_cast<std::uint64_t>(small_.ext[i]);
     }
-    return n;
+    return static_cast<std::int64_t>(n);
   }
   /// Element offset of element (0,...,0) from the start of the storage.
   std::int64_t offset() const noexcept;
@@ -189,13 +192,13 @@ class TENFERRO_API Tensor {
   /// Compact column-major (strides 1, e0, e0*e1, ...; any stride on extent-1 axes).
   bool is_contiguous() const noexcept {
     if (big_) return is_contiguous_slow();
-    std::int64_t expect = 1;
+    std::uint64_t expect = 1;  // unsigned as in numel(): only an empty tensor wraps
     bool ok = true;
     for (int i = 0; i < rank_; ++i) {
       const std::int64_t e = small_.ext[i];
       if (e == 0) return true;  // no elements: any strides describe it
-      ok = ok && (e == 1 || small_.str[i] == expect);
-      expect *= e;
+      ok = ok && (e == 1 || static_cast<std::uint64_t>(static_cast<std::int64_t>(small_.str[i])) == expect);
+      expect *= static_cast<std::uint64_t>(e);
     }
     return ok;
   }

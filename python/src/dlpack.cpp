@@ -3,13 +3,13 @@
 #include <dlpack/dlpack.h>
 
 #include "bind.hpp"
+#include "dlpack_import.hpp"
 
 namespace tfpy {
 
 namespace {
 
-// DLPack >= 0.8 names bool kDLBool = 6 (8 bits); the 0.6 header predates it.
-constexpr std::uint8_t kDLBoolCode = 6;
+using dlpack::kDLBoolCode;
 
 DLDataType dl_dtype(DType d) {
   const auto bits = static_cast<std::uint8_t>(8 * tenferro::dtype_size(d));
@@ -23,21 +23,6 @@ DLDataType dl_dtype(DType d) {
     case DType::c128: return {kDLComplex, bits, 1};
   }
   return {kDLFloat, 64, 1};
-}
-
-DType from_dl_dtype(DLDataType t) {
-  if (t.lanes == 1) {
-    if (t.code == kDLBoolCode && t.bits == 8) return DType::b8;
-    if (t.code == kDLInt && t.bits == 32) return DType::i32;
-    if (t.code == kDLInt && t.bits == 64) return DType::i64;
-    if (t.code == kDLFloat && t.bits == 32) return DType::f32;
-    if (t.code == kDLFloat && t.bits == 64) return DType::f64;
-    if (t.code == kDLComplex && t.bits == 64) return DType::c64;
-    if (t.code == kDLComplex && t.bits == 128) return DType::c128;
-  }
-  throw tenferro::DTypeError("from_dlpack", "DLPack dtype (code " + std::to_string(t.code) + ", bits " +
-                                                std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) +
-                                                ") has no tenferro counterpart");
 }
 
 // What a capsule we export owns: the tensor (its storage) and the shape arrays.
@@ -116,27 +101,8 @@ Tensor from_dlpack(py::object x) {
   if (!PyCapsule_IsValid(cap.ptr(), "dltensor"))
     throw tenferro::ArgumentError(op, "the DLPack capsule was already consumed (or is not named \"dltensor\")");
   auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
-  const DLTensor& d = m->dl_tensor;
-  if (d.device.device_type != kDLCPU)
-    throw tenferro::UnsupportedError(op, "DLPack device type " + std::to_string(d.device.device_type) + " is not the CPU");
-  const DType dtype = from_dl_dtype(d.dtype);
-  if (d.ndim < 0 || d.ndim > tenferro::kMaxRank)
-    throw tenferro::RankError(op, "DLPack rank " + std::to_string(d.ndim) + " is outside [0, " +
-                                      std::to_string(tenferro::kMaxRank) + "]");
-  const int r = d.ndim;
-  std::vector<std::int64_t> shape(static_cast<std::size_t>(r)), strides(static_cast<std::size_t>(r));
-  std::int64_t compact = 1;
-  for (int i = r - 1; i >= 0; --i) {  // DLPack's null strides mean C order
-    shape[static_cast<std::size_t>(r - 1 - i)] = d.shape[i];
-    strides[static_cast<std::size_t>(r - 1 - i)] = d.strides ? d.strides[i] : compact;
-    compact *= d.shape[i];
-  }
-  if (d.byte_offset % tenferro::dtype_size(dtype) != 0)
-    throw tenferro::ArgumentError(op, "DLPack byte_offset " + std::to_string(d.byte_offset) +
-                                          " is not a multiple of the element size");
-  void* data = static_cast<char*>(d.data) + d.byte_offset;
-  // from_external takes nothing on error: the capsule keeps the tensor until renamed.
-  Tensor t = Tensor::from_external(data, shape, strides, dtype, tenferro::ExternalOwner{m, &release_managed, false});
+  // import_dltensor takes nothing on error: the capsule keeps the tensor until renamed.
+  Tensor t = dlpack::import_dltensor(m->dl_tensor, tenferro::ExternalOwner{m, &release_managed, false});
   PyCapsule_SetName(cap.ptr(), "used_dltensor");
   return t;
 }

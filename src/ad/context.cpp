@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "ad/tape.hpp"
+#include "core/error_context.hpp"
 #include "tenferro/structural.hpp"
 
 namespace tenferro::ad {
@@ -117,7 +118,11 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const E
     if (need_tan) {
       std::vector<Tensor> tans(inputs.size());
       for (std::size_t k = 0; k < inputs.size(); ++k) tans[k] = inputs[k].tangent();
-      tan = rules.jvp(ctx.session(), *n, tans.data());
+      try {
+        tan = rules.jvp(ctx.session(), *n, tans.data());
+      } catch (const Error& e) {
+        tenferro::detail::rethrow_under(e, name, "JVP");  // Note [Errors inside rules]
+      }
       if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
     }
   } catch (...) {
@@ -173,7 +178,11 @@ MultiOut finish_multi(Context& ctx, OpId op, std::span<Tensor> ys, std::span<con
       Tensor in_tans[3];
       for (std::size_t k = 0; k < nin; ++k)
         if (inputs[k]) in_tans[k] = inputs[k]->tangent();
-      rules.jvp_multi(ctx.session(), *n, in_tans, tans);
+      try {
+        rules.jvp_multi(ctx.session(), *n, in_tans, tans);
+      } catch (const Error& e) {
+        tenferro::detail::rethrow_under(e, tenferro::detail::op_name(op), "JVP");  // Note [Errors inside rules]
+      }
       for (std::size_t j = 0; j < nout; ++j)
         if (tans[j].defined()) tans[j] = fit_tangent(ctx.session(), std::move(tans[j]), n->y[j]);
     }
@@ -464,10 +473,14 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
       }
       if (n.current_saved_version() != n.saved_version) throw_modified(n.op);
       const detail::Rules& rule = rules[static_cast<int>(n.op)];
-      if (n.nout == 1) {
-        rule.vjp(s, n, n.cot[0], out);
-      } else {
-        rule.vjp_multi(s, n, n.cot, out);
+      try {
+        if (n.nout == 1) {
+          rule.vjp(s, n, n.cot[0], out);
+        } else {
+          rule.vjp_multi(s, n, n.cot, out);
+        }
+      } catch (const Error& e) {
+        tenferro::detail::rethrow_under(e, tenferro::detail::op_name(n.op), "VJP");  // Note [Errors inside rules]
       }
       for (int k = 0; k < nin; ++k) {
         const Ref r = n.ref(k);

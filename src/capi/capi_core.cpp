@@ -138,6 +138,16 @@ void copy_elements_sized(const std::byte* src, const std::int64_t* ss, std::byte
     return;
   }
   constexpr auto e = static_cast<std::int64_t>(E);
+  // An extent-1 axis never steps, and its stride may be anything (a huge one overflowed
+  // stride * E: found by fuzz_external); it counts as 0. The other strides' byte steps
+  // fit: the caller checked the offset range of both layouts.
+  std::int64_t sst[kMaxRank], dst_st[kMaxRank];
+  for (int k = 0; k < rank; ++k) {
+    sst[k] = shape[k] == 1 ? 0 : ss[k];
+    dst_st[k] = shape[k] == 1 ? 0 : ds[k];
+  }
+  ss = sst;
+  ds = dst_st;
   std::int64_t idx[kMaxRank] = {};
   std::int64_t so = 0, dof = 0;  // byte offsets of element (0, idx[1], idx[2], ...)
   const std::int64_t n0 = shape[0], s0 = ss[0] * e, d0 = ds[0] * e;
@@ -404,10 +414,11 @@ tf_status tf_tensor_copy_to(const tf_tensor* tensor, void* dst, size_t dst_bytes
         throw ArgumentError(op, "dst stride " + std::to_string(strides[k]) + " on axis " + std::to_string(k) +
                                     " is negative (dst points at element 0; strides must be >= 0)");
     }
+    // The range first: offsets beyond int64 are an IndexError, not an overlap.
+    const std::int64_t last = detail::offset_range(shape, strides, op).second;  // largest offset, >= 0
     if (!detail::is_non_overlapping(shape, strides))
       throw ArgumentError(op, "dst strides " + dims_string(strides) + " make elements of shape " + dims_string(shape) +
                                   " overlap");
-    const std::int64_t last = detail::offset_range(shape, strides, op).second;  // largest offset, >= 0
     const std::int64_t need_bytes = checked_mul(checked_add(last, 1, op), static_cast<std::int64_t>(esize), op);
     if (static_cast<std::uint64_t>(need_bytes) > dst_bytes)
       throw ArgumentError(op, "dst holds " + std::to_string(dst_bytes) + " bytes but the layout needs " +

@@ -46,11 +46,28 @@ struct TensorAccess {
     if (n > 0) {
       const auto [l, h] = detail::offset_range(shape, strides, op);
       lo = l;
-      span = checked_mul(checked_add(checked_add(h, -l, op), 1, op), esize, op);
+      std::int64_t extent = 0;  // h - l: may overflow when l is near INT64_MIN (found by fuzz_external)
+      if (__builtin_sub_overflow(h, l, &extent))
+        throw IndexError(op, "the layout spans offsets " + std::to_string(l) + " to " + std::to_string(h) + ", more than int64 holds");
+      span = checked_mul(checked_add(extent, 1, op), esize, op);
       checked_mul(l, esize, op);
-      for (std::size_t i = 0; i < shape.size(); ++i) zero_stride |= strides[i] == 0 && shape[i] > 1;
+      for (std::size_t i = 0; i < shape.size(); ++i) {
+        zero_stride |= strides[i] == 0 && shape[i] > 1;
+        // As as_strided_view (Note [Sliced strides] in core/layout.hpp): an extent-1
+        // axis never steps, but its stride must still fit in bytes; copies multiply it
+        // by the element size (tf_tensor_create overflowed, UB; found by fuzz_external).
+        if (shape[i] == 1) (void)checked_mul(strides[i], esize, op);
+      }
       if (!data) throw ArgumentError(op, "null data for " + std::to_string(n) + " elements");
     }
+    // The block's first byte as an address: a layout reaching below address 0 or past
+    // the top cannot describe memory (data + lo * esize overflowed as a pointer, UB;
+    // found by fuzz_external).
+    const auto addr = reinterpret_cast<std::uintptr_t>(data);
+    const auto below = static_cast<std::uintptr_t>(-static_cast<std::uint64_t>(lo)) * static_cast<std::uintptr_t>(esize);
+    if (below > addr || static_cast<std::uintptr_t>(span) > UINTPTR_MAX - (addr - below))
+      throw IndexError(op, "layout of shape " + dims_string(shape) + " and strides " + dims_string(strides) +
+                               " reaches outside the address space from data " + std::to_string(addr));
     // Complex elements need the alignment of their component type.
     const std::size_t align = is_complex(dtype) ? dtype_size(dtype) / 2 : dtype_size(dtype);
     if (reinterpret_cast<std::uintptr_t>(data) % align != 0)
@@ -59,7 +76,7 @@ struct TensorAccess {
     t.set_layout(shape, strides);
     auto* h = new detail::StorageHeader();
     h->external = true;
-    h->base = static_cast<std::byte*>(data) + lo * esize;
+    h->base = reinterpret_cast<std::byte*>(addr - below);
     h->bytes = h->capacity = static_cast<std::size_t>(span);
     h->release_external = owner.release;
     h->external_context = owner.context;

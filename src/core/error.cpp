@@ -1,6 +1,7 @@
 #include "tenferro/error.hpp"
 
 #include "core/enum_check.hpp"
+#include "core/error_context.hpp"
 #include "tenferro/dtype.hpp"
 
 namespace tenferro {
@@ -68,6 +69,28 @@ void throw_invalid_dtype(std::string_view op, DType d) {
 void throw_unknown_enum(std::string_view op, std::string_view type, unsigned value, unsigned last) {
   throw ArgumentError(op, "unknown " + std::string(type) + " value " + std::to_string(value) +
                               " (valid 0 to " + std::to_string(last) + ")");
+}
+
+// Note [Errors inside rules]: the most derived class first.
+void rethrow_under(const Error& e, std::string_view op, std::string_view stage) {
+  if (e.op() == op) throw;  // called inside the handler of e: rethrows it unchanged
+  std::string m(stage);
+  m.append(": ").append(e.what());
+  if (const auto* n = dynamic_cast<const NumericalError*>(&e)) throw NumericalError(op, m, n->info(), n->batch_index());
+  if (const auto* k = dynamic_cast<const SessionEntryError*>(&e)) throw SessionEntryError(k->kind(), op, m);
+  if (dynamic_cast<const ShapeError*>(&e)) throw ShapeError(op, m);
+  if (dynamic_cast<const RankError*>(&e)) throw RankError(op, m);
+  if (dynamic_cast<const AxisError*>(&e)) throw AxisError(op, m);
+  if (dynamic_cast<const DTypeError*>(&e)) throw DTypeError(op, m);
+  if (dynamic_cast<const ArgumentError*>(&e)) throw ArgumentError(op, m);
+  if (dynamic_cast<const IndexError*>(&e)) throw IndexError(op, m);
+  if (dynamic_cast<const ValidationError*>(&e)) throw ValidationError(op, m);
+  if (dynamic_cast<const UnsupportedAdRule*>(&e)) throw UnsupportedAdRule(op, m);
+  if (dynamic_cast<const UnsupportedError*>(&e)) throw UnsupportedError(op, m);
+  if (dynamic_cast<const BackendError*>(&e)) throw BackendError(op, m);
+  if (dynamic_cast<const RuntimeStateError*>(&e)) throw RuntimeStateError(op, m);
+  if (dynamic_cast<const InternalError*>(&e)) throw InternalError(op, m);
+  throw Error(op, m);
 }
 }  // namespace detail
 

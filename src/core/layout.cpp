@@ -93,8 +93,8 @@ bool reshape_strides(std::span<const std::int64_t> shape, std::span<const std::i
                      std::span<const std::int64_t> new_shape, Dims& ns) {
   const int r = static_cast<int>(shape.size()), nr = static_cast<int>(new_shape.size());
   ns = Dims(nr, 0);
-  std::int64_t total = 1;
-  for (auto e : shape) total *= e;
+  std::uint64_t total = 1;  // unsigned as Tensor::numel(): an empty shape may wrap, never overflow (UB)
+  for (auto e : shape) total *= static_cast<std::uint64_t>(e);
   if (total == 0) {  // any strides work; use compact ones
     ns = compact_strides(new_shape);
     return true;
@@ -135,7 +135,11 @@ Dims compact_strides(std::span<const std::int64_t> shape) {
   std::int64_t acc = 1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     s[static_cast<int>(i)] = acc;
-    acc *= shape[i] > 0 ? shape[i] : 1;
+    // The product overflows only for a shape with no elements (a non-empty one has
+    // passed checked_numel), such as [0, 2^40, 2^40, 2]: its strides address nothing,
+    // so the product stops growing instead of overflowing (undefined behaviour).
+    std::int64_t next = 0;
+    if (!__builtin_mul_overflow(acc, shape[i] > 0 ? shape[i] : 1, &next)) acc = next;
   }
   return s;
 }
@@ -170,7 +174,11 @@ bool is_non_overlapping(std::span<const std::int64_t> shape, std::span<const std
   std::int64_t reach = 0;  // largest offset covered by the smaller axes
   for (int i = 0; i < n; ++i) {
     if (str[i] <= reach) return false;
-    reach += (ext[i] - 1) * str[i];
+    // A layout whose offsets exceed int64 cannot be addressed: it counts as overlapping
+    // (refused) instead of overflowing (UB; found by fuzz_external through
+    // tf_tensor_copy_to's dst strides).
+    std::int64_t span = 0;
+    if (__builtin_mul_overflow(ext[i] - 1, str[i], &span) || __builtin_add_overflow(reach, span, &reach)) return false;
   }
   return true;
 }
@@ -178,12 +186,22 @@ bool is_non_overlapping(std::span<const std::int64_t> shape, std::span<const std
 Dims broadcast_shapes(std::span<const std::int64_t> a, std::span<const std::int64_t> b, std::string_view op) {
   const std::size_t r = std::max(a.size(), b.size());
   Dims out(static_cast<int>(r), 0);
+  bool from_a = false, from_b = false;  // an axis that only a (only b) widens
   for (std::size_t i = 0; i < r; ++i) {
     const std::int64_t x = i < a.size() ? a[i] : 1, y = i < b.size() ? b[i] : 1;
-    if (x == y || y == 1) out[static_cast<int>(i)] = x;
-    else if (x == 1) out[static_cast<int>(i)] = y;
-    else throw ShapeError(op, "shapes " + dims_string(a) + " and " + dims_string(b) + " do not broadcast (axis " + std::to_string(i) + ": " + std::to_string(x) + " vs " + std::to_string(y) + ")");
+    if (x == y || y == 1) {
+      out[static_cast<int>(i)] = x;
+      from_a |= x != y;
+    } else if (x == 1) {
+      out[static_cast<int>(i)] = y;
+      from_b = true;
+    } else {
+      throw ShapeError(op, "shapes " + dims_string(a) + " and " + dims_string(b) + " do not broadcast (axis " + std::to_string(i) + ": " + std::to_string(x) + " vs " + std::to_string(y) + ")");
+    }
   }
+  // The result holds a's or b's element count (which fit) unless both widen it: [2^32, 1]
+  // with [1, 2^32] has 2^64 elements, an IndexError naming the op.
+  if (from_a && from_b) (void)checked_numel(out.span(), op);
   return out;
 }
 

@@ -65,13 +65,13 @@ std::int64_t Tensor::offset() const noexcept {
 }
 
 bool Tensor::is_contiguous_slow() const noexcept {
-  std::int64_t expect = 1;
+  std::uint64_t expect = 1;  // unsigned as in numel(): only an empty tensor wraps
   bool ok = true;
   for (int i = 0; i < rank_; ++i) {
     const std::int64_t e = extent(i);
     if (e == 0) return true;
-    ok = ok && (e == 1 || stride(i) == expect);
-    expect *= e;
+    ok = ok && (e == 1 || static_cast<std::uint64_t>(stride(i)) == expect);
+    expect *= static_cast<std::uint64_t>(e);
   }
   return ok;
 }
@@ -169,7 +169,10 @@ Tensor Tensor::slice_view(int axis, std::int64_t start, std::int64_t stop, std::
   Dims sh = shape(), st = strides();
   sh[ax] = count;
   st[ax] = detail::sliced_stride(stride(ax), step, count, static_cast<std::int64_t>(dtype_size(dtype_)), op);
-  std::byte* d = count > 0 ? data_ + first * stride(ax) * static_cast<std::int64_t>(dtype_size(dtype_)) : data_;
+  // Only a view with elements moves the data pointer: an empty tensor may have an
+  // extent near INT64_MAX on this axis (shape [2^63 - 1, 0]), and first * stride * size
+  // then overflowed (UB) for a pointer that addresses nothing (found by fuzz_einsum).
+  std::byte* d = count > 0 && numel() > 0 ? data_ + first * stride(ax) * static_cast<std::int64_t>(dtype_size(dtype_)) : data_;
   return make_view(sh, st, d, read_only());
 }
 
@@ -245,6 +248,12 @@ Tensor Tensor::as_strided_view(std::span<const std::int64_t> shape_in, std::span
       // still fit in bytes (Note [Sliced strides] in core/layout.hpp).
       if (shape_in[i] == 1) (void)checked_mul(strides_in[i], esize, op);
     }
+  } else if (off < 0 || off > capacity) {
+    // An empty view reads nothing, but its data pointer is still formed from the
+    // offset: it must point into the storage or just past it (an offset such as
+    // INT64_MAX overflowed off * esize, undefined behaviour).
+    throw IndexError(op, "empty view with offset " + std::to_string(off) + " lies outside the storage of " +
+                             std::to_string(capacity) + " elements");
   }
   return make_view(shape_in, strides_in, block_->data() + off * esize, read_only() || zero_stride);
 }

@@ -204,6 +204,7 @@ void resolve_output(const Parsed& parsed, int E, EinsumProgram& p, Scratch& sc) 
   }
   p.out_shape.clear();
   for (std::int64_t id : p.out_labels) p.out_shape.push_back(sc.extent[static_cast<std::size_t>(id)]);
+  (void)checked_numel(p.out_shape.span(), kOp);  // IndexError("einsum", ...) when the result's size overflows
 }
 
 /// Leaf views and pre-sums.

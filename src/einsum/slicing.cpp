@@ -58,11 +58,22 @@ Eval evaluate(const PreparedNetwork& net, const std::vector<Step>& steps, const 
   return e;
 }
 
-// The largest divisor of `extent` below `chunk` (1 when none).
+// The largest divisor of `extent` below `chunk` (1 when none). Divisors pair up as
+// (q, extent / q) with q <= sqrt(extent), so q counts up: the first q whose partner
+// extent / q is below `chunk` gives the answer (every small divisor is at most that
+// partner); else the largest small divisor below `chunk`. That is O(extent / chunk)
+// steps, and never more than 2^20: counting d down from chunk - 1 was O(chunk) and ran
+// for ages on a large prime extent such as 2^61 - 1 (found by fuzz_einsum). Past 2^20
+// steps (extents above 2^40 only, far beyond anything executable) the largest small
+// divisor found so far is returned: a valid, finer cut.
 std::int64_t next_chunk(std::int64_t extent, std::int64_t chunk) {
-  for (std::int64_t d = chunk - 1; d > 1; --d)
-    if (extent % d == 0) return d;
-  return 1;
+  std::int64_t best = 1;
+  for (std::int64_t q = 1; q <= extent / q && q <= (std::int64_t{1} << 20); ++q) {
+    if (extent % q != 0) continue;
+    if (extent / q < chunk) return extent / q;
+    if (q < chunk) best = q;
+  }
+  return best;
 }
 
 }  // namespace

@@ -18,9 +18,18 @@ std::int64_t batch_offset(const Tensor& a, std::int64_t b) noexcept {
 }
 
 void throw_numerical(std::string_view op, std::string_view routine, std::string_view what, const BatchFailure& f) {
+  if (f.info < 0 && f.info != kNotFinite)
+    throw BackendError(op, std::string(routine) + ": argument " + std::to_string(-f.info) + " had an illegal value (info " +
+                               std::to_string(f.info) + ") in batch " + std::to_string(f.batch));
   throw NumericalError(op, std::string(routine) + ": " + std::string(what) + " (info " + std::to_string(f.info) + ") in batch " +
                                std::to_string(f.batch),
                        f.info, f.batch);
+}
+
+void throw_query_failed(std::string_view op, Routine r, std::int64_t info) {
+  static constexpr const char* kNames[] = {"?", "gesdd", "geqrf", "orgqr", "syevd", "geev", "getri", "gels", "gelsd", "geqp3"};
+  const auto i = static_cast<std::size_t>(r);
+  throw BackendError(op, std::string(i < std::size(kNames) ? kNames[i] : "?") + ": workspace query failed (info " + std::to_string(info) + ")");
 }
 
 }  // namespace tenferro::detail::linalg

@@ -82,17 +82,24 @@ class Carve {
 /// Routine ids for the workspace cache key.
 enum class Routine : std::uint32_t { gesdd = 1, geqrf, orgqr, syevd, geev, getri, gels, gelsd, geqp3 };
 
-/// Workspace sizes for `key`, from the session's cache or by running `query` (which
-/// returns LinalgWorkspace from a LAPACK lwork = -1 call) once.
-template <class Q> LinalgWorkspace cached_workspace(Session& s, Routine r, DType d, std::uint32_t job, std::int64_t m, std::int64_t n,
-                                                    std::int64_t k, Q&& query) {
+/// Throws BackendError("<op>: <routine> workspace query failed (info i)").
+[[noreturn]] void throw_query_failed(std::string_view op, Routine r, std::int64_t info);
+
+/// Workspace sizes for `key`, from the session's cache or by running `query` once: it
+/// makes a LAPACK lwork = -1 call, stores that call's info in its argument and returns
+/// the sizes. A query whose info is not 0 caches nothing and throws BackendError (its
+/// sizes would be garbage: cached, they failed every later call of that shape).
+template <class Q> LinalgWorkspace cached_workspace(Session& s, std::string_view op, Routine r, DType d, std::uint32_t job,
+                                                    std::int64_t m, std::int64_t n, std::int64_t k, Q&& query) {
   LinalgPlanCache& cache = cpu_context(s).resources->linalg_plans;
   const LinalgKey key{static_cast<std::uint32_t>(r), (static_cast<std::uint32_t>(d) << 24) | job, m, n, k};
   std::int64_t words[4];
   std::uint64_t hash = 0;
   const int len = key.words(words, hash);
   if (const LinalgWorkspace* w = cache.find(words, len, hash)) return *w;
-  LinalgWorkspace w = query();
+  lapack::lint info = 0;
+  LinalgWorkspace w = query(info);
+  if (info != 0) throw_query_failed(op, r, info);
   cache.insert(words, len, hash, LinalgWorkspace(w));
   return w;
 }
@@ -157,7 +164,19 @@ template <class F> BatchFailure run_batches(Session& s, std::int64_t batches, st
   return fail;
 }
 
-/// Throws NumericalError("<op>: <routine> <what> (info i) in batch b", info, batch).
+// Note [LAPACK info codes]
+// info > 0 is a property of the matrix (a zero pivot, no convergence, not positive
+// definite): a NumericalError, except where the op defines the result (getrf's zero
+// pivot is det 0, and a valid LU). info < 0 says LAPACK found an argument illegal: a
+// bug here or a failing provider, never the user's matrix, so it is a BackendError
+// naming the argument, for every routine including those whose info > 0 is no error.
+// A failed workspace query (lwork = -1) is a BackendError too, and caches nothing
+// (cached_workspace). tests/reliability/fault_injection_test makes every LAPACK call
+// return 1 and -1010 in turn to keep this so.
+
+/// Throws NumericalError("<op>: <routine> <what> (info i) in batch b", info, batch); for a
+/// negative info (LAPACK found an argument illegal: a bug here, or a failing provider),
+/// BackendError naming the argument instead.
 [[noreturn]] void throw_numerical(std::string_view op, std::string_view routine, std::string_view what, const BatchFailure& f);
 
 /// Info code a per-problem callback returns for non-finite input found after packing

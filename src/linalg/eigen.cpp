@@ -23,11 +23,11 @@ template <class T> EighResult eigh_typed(Session& s, const Tensor& a, Triangle t
   if (nb == 0 || n == 0) return r;
   const char jobz = vectors ? 'V' : 'N', uplo = tri == Triangle::lower ? 'L' : 'U';
   const auto ln = static_cast<lapack::lint>(n);
-  const LinalgWorkspace w = cached_workspace(s, Routine::syevd, dtype_of<T>, static_cast<std::uint32_t>(jobz) << 8 | uplo, n, 0, 0, [&] {
+  const LinalgWorkspace w = cached_workspace(s, op, Routine::syevd, dtype_of<T>, static_cast<std::uint32_t>(jobz) << 8 | uplo, n, 0, 0, [&](lapack::lint& info) {
     T a1{}, q{};
     R w1{}, rq{};
     lapack::lint iq{};
-    lapack::syevd<T>(jobz, uplo, ln, &a1, ln, &w1, &q, -1, &rq, -1, &iq, -1);
+    info = lapack::syevd<T>(jobz, uplo, ln, &a1, ln, &w1, &q, -1, &rq, -1, &iq, -1);
     std::int64_t lr = 0;
     if constexpr (is_complex_v<T>) lr = static_cast<std::int64_t>(rq);
     return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), std::max<std::int64_t>(1, lr), std::max<std::int64_t>(1, iq)};
@@ -64,10 +64,10 @@ template <class T> EigResult eig_typed(Session& s, const Tensor& a, bool vectors
   if (nb == 0 || n == 0) return r;
   const char jobvr = vectors ? 'V' : 'N';
   const auto ln = static_cast<lapack::lint>(n);
-  const LinalgWorkspace w = cached_workspace(s, Routine::geev, dtype_of<T>, static_cast<std::uint32_t>(jobvr), n, 0, 0, [&] {
+  const LinalgWorkspace w = cached_workspace(s, op, Routine::geev, dtype_of<T>, static_cast<std::uint32_t>(jobvr), n, 0, 0, [&](lapack::lint& info) {
     T a1{}, w1{}, v1{}, q{};
     R wi{}, rw{};
-    lapack::geev<T>('N', jobvr, ln, &a1, ln, &w1, &wi, &v1, 1, &v1, ln, &q, -1, &rw);
+    info = lapack::geev<T>('N', jobvr, ln, &a1, ln, &w1, &wi, &v1, 1, &v1, ln, &q, -1, &rw);
     return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), is_complex_v<T> ? 2 * n : 0, 0};
   });
   C* W = static_cast<C*>(r.W.mutable_data());

@@ -39,17 +39,17 @@ template <class T> LstsqResult lstsq_typed(Session& s, const Tensor& a, const Rh
   const auto lm = static_cast<lapack::lint>(m), ln = static_cast<lapack::lint>(n), lk = static_cast<lapack::lint>(k);
   const auto ldb = static_cast<lapack::lint>(mx);
   const R rc = rcond < 0 ? std::numeric_limits<R>::epsilon() * static_cast<R>(mx) : static_cast<R>(rcond);
-  const LinalgWorkspace w = cached_workspace(s, svd ? Routine::gelsd : Routine::gels, dtype_of<T>, 0, m, n, k, [&] {
+  const LinalgWorkspace w = cached_workspace(s, op, svd ? Routine::gelsd : Routine::gels, dtype_of<T>, 0, m, n, k, [&](lapack::lint& info) {
     T a1{}, b1{}, q{};
     R s1{}, rq{};
     lapack::lint iq{}, rk{};
     if (svd) {
-      lapack::gelsd<T>(lm, ln, lk, &a1, lm, &b1, ldb, &s1, rc, &rk, &q, -1, &rq, &iq);
+      info = lapack::gelsd<T>(lm, ln, lk, &a1, lm, &b1, ldb, &s1, rc, &rk, &q, -1, &rq, &iq);
       std::int64_t lr = 0;
       if constexpr (is_complex_v<T>) lr = static_cast<std::int64_t>(rq);
       return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), std::max<std::int64_t>(1, lr), std::max<std::int64_t>(1, iq)};
     }
-    lapack::gels<T>('N', lm, ln, lk, &a1, lm, &b1, ldb, &q, -1);
+    info = lapack::gels<T>('N', lm, ln, lk, &a1, lm, &b1, ldb, &q, -1);
     return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), 0, 0};
   });
   const std::size_t slot = Carve::bytes<T>(m * n) + Carve::bytes<T>(mx * k) + Carve::bytes<T>(w.lwork) + Carve::bytes<R>(w.lrwork) +

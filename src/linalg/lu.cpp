@@ -39,14 +39,15 @@ template <class T> LuResult lu_typed(Session& s, const Tensor& a) {
   T* U = static_cast<T*>(r.U.mutable_data());
   const auto lm = static_cast<lapack::lint>(m), ln = static_cast<lapack::lint>(n);
   const std::size_t slot = Carve::bytes<T>(m * n) + Carve::bytes<lapack::lint>(k) + Carve::bytes<std::int64_t>(m);
-  run_batches(s, nb, m * n * k + 64, slot, [&](std::int64_t b, std::byte* ws) -> std::int64_t {
+  const BatchFailure fail = run_batches(s, nb, m * n * k + 64, slot, [&](std::int64_t b, std::byte* ws) -> std::int64_t {
     Carve c(ws);
     T* F = c.take<T>(m * n);
     lapack::lint* ipiv = c.take<lapack::lint>(k);
     std::int64_t* perm = c.take<std::int64_t>(m);
     if (k) {
       pack_matrix(a, b, F, m);
-      lapack::getrf<T>(lm, ln, F, lm, ipiv);  // info > 0 (singular U) is not an error here
+      // info > 0 (singular U) is not an error here; info < 0 is (Note [LAPACK info codes]).
+      if (const lapack::lint info = lapack::getrf<T>(lm, ln, F, lm, ipiv); info < 0) return info;
     }
     rows_from_pivots(ipiv, k, m, perm);
     T* Pb = P + b * m * m;
@@ -60,6 +61,7 @@ template <class T> LuResult lu_typed(Session& s, const Tensor& a) {
       for (std::int64_t i = 0; i < k; ++i) Ub[i + j * k] = i <= j ? F[i + j * m] : T(0);
     return 0;
   });
+  if (fail) throw_numerical("lu", "getrf", "failed", fail);
   return r;
 }
 
@@ -72,14 +74,15 @@ template <class T> LuFactorResult lu_factor_typed(Session& s, const Tensor& a) {
   T* F = static_cast<T*>(r.LU.mutable_data());
   std::int64_t* piv = static_cast<std::int64_t*>(r.pivots.mutable_data());
   const auto lm = static_cast<lapack::lint>(m), ln = static_cast<lapack::lint>(n);
-  run_batches(s, nb, m * n * k + 64, Carve::bytes<lapack::lint>(k), [&](std::int64_t b, std::byte* ws) -> std::int64_t {
+  const BatchFailure fail = run_batches(s, nb, m * n * k + 64, Carve::bytes<lapack::lint>(k), [&](std::int64_t b, std::byte* ws) -> std::int64_t {
     lapack::lint* ipiv = Carve(ws).take<lapack::lint>(k);
     T* Fb = F + b * m * n;
     pack_matrix(a, b, Fb, m);
-    lapack::getrf<T>(lm, ln, Fb, lm, ipiv);
+    if (const lapack::lint info = lapack::getrf<T>(lm, ln, Fb, lm, ipiv); info < 0) return info;  // > 0: singular, fine
     for (std::int64_t i = 0; i < k; ++i) piv[b * k + i] = ipiv[i] - 1;
     return 0;
   });
+  if (fail) throw_numerical("lu_factor", "getrf", "failed", fail);
   return r;
 }
 
@@ -123,13 +126,13 @@ template <class T> void det_typed(Session& s, const Tensor& a, Tensor* det, Tens
   R* LA = logabs ? static_cast<R*>(logabs->mutable_data()) : nullptr;
   const auto ln = static_cast<lapack::lint>(n);
   const std::size_t slot = Carve::bytes<T>(n * n) + Carve::bytes<lapack::lint>(n);
-  run_batches(s, nb, n * n * n + 64, slot, [&](std::int64_t b, std::byte* ws) -> std::int64_t {
+  const BatchFailure fail = run_batches(s, nb, n * n * n + 64, slot, [&](std::int64_t b, std::byte* ws) -> std::int64_t {
     Carve c(ws);
     T* F = c.take<T>(n * n);
     lapack::lint* ipiv = c.take<lapack::lint>(n);
     if (n) {
       pack_matrix(a, b, F, n);
-      lapack::getrf<T>(ln, ln, F, ln, ipiv);
+      if (const lapack::lint info = lapack::getrf<T>(ln, ln, F, ln, ipiv); info < 0) return info;  // > 0: det 0, fine
     }
     T prod(1), ph(1);
     R la(0);
@@ -152,6 +155,7 @@ template <class T> void det_typed(Session& s, const Tensor& a, Tensor* det, Tens
     if (LA) LA[b] = ph == T(0) ? -std::numeric_limits<R>::infinity() : la;
     return 0;
   });
+  if (fail) throw_numerical(det ? "det" : "slogdet", "getrf", "failed", fail);
 }
 
 // Complete pivoting (LAPACK getc2's algorithm): at step k, the largest |a_ij| of the

@@ -12,7 +12,8 @@ namespace tenferro::cpu {
 /// perm [m, batch...]: (P·A) row i is A row perm[i]. ArgumentError for a pivot outside
 /// [i, m) (nothing is returned, so no output is written).
 Tensor pivots_to_permutation_kernel(Session& s, const Tensor& pivots, std::int64_t m, std::string_view op) {
-  const Tensor pv = to_contiguous(s, pivots);
+  // i32 pivots (LAPACK's own lapack_int, e.g. from outside code) widen to i64.
+  const Tensor pv = pivots.dtype() == DType::i64 ? to_contiguous(s, pivots) : convert(s, pivots, DType::i64);
   const std::int64_t k = pv.extent(0);
   Tensor out = detail::linalg::new_result(detail::linalg::perm_shape(pv, m).span(), DType::i64);
   std::int64_t batches = 1;

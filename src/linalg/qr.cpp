@@ -58,17 +58,17 @@ template <class T> QrResult qr_typed(Session& s, const Tensor& a, QrMode mode, b
   }
   const auto lm = static_cast<lapack::lint>(m), ln = static_cast<lapack::lint>(n), lk = static_cast<lapack::lint>(k);
   const auto lq = static_cast<lapack::lint>(qcols);
-  const LinalgWorkspace wf = cached_workspace(s, pivoted ? Routine::geqp3 : Routine::geqrf, dtype_of<T>, 0, m, n, 0, [&] {
+  const LinalgWorkspace wf = cached_workspace(s, op, pivoted ? Routine::geqp3 : Routine::geqrf, dtype_of<T>, 0, m, n, 0, [&](lapack::lint& info) {
     T a1{}, t1{}, q{};
     R rw{};
     lapack::lint jp{};
-    if (pivoted) lapack::geqp3<T>(lm, ln, &a1, lm, &jp, &t1, &q, -1, &rw);
-    else lapack::geqrf<T>(lm, ln, &a1, lm, &t1, &q, -1);
+    if (pivoted) info = lapack::geqp3<T>(lm, ln, &a1, lm, &jp, &t1, &q, -1, &rw);
+    else info = lapack::geqrf<T>(lm, ln, &a1, lm, &t1, &q, -1);
     return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), pivoted && is_complex_v<T> ? 2 * n : 0, pivoted ? n : 0};
   });
-  const LinalgWorkspace wo = cached_workspace(s, Routine::orgqr, dtype_of<T>, 0, m, qcols, k, [&] {
+  const LinalgWorkspace wo = cached_workspace(s, op, Routine::orgqr, dtype_of<T>, 0, m, qcols, k, [&](lapack::lint& info) {
     T a1{}, t1{}, q{};
-    lapack::orgqr<T>(lm, lq, lk, &a1, lm, &t1, &q, -1);
+    info = lapack::orgqr<T>(lm, lq, lk, &a1, lm, &t1, &q, -1);
     return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), 0, 0};
   });
   // Factor in place in Q when Q has room for A's columns (M >= N, or square).

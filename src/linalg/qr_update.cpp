@@ -40,16 +40,16 @@ template <class T> QrResult append_typed(Session& s, const Tensor& Qt, const Ten
   const auto lm = static_cast<lapack::lint>(m), lk = static_cast<lapack::lint>(k), lmk = static_cast<lapack::lint>(mk),
              lp = static_cast<lapack::lint>(p), lq2 = static_cast<lapack::lint>(q2);
   auto query_geqrf = [&](lapack::lint rows, lapack::lint cols) {
-    return cached_workspace(s, Routine::geqrf, dtype_of<T>, 0, rows, cols, 0, [&] {
+    return cached_workspace(s, "qr_append_columns", Routine::geqrf, dtype_of<T>, 0, rows, cols, 0, [&](lapack::lint& info) {
       T a1{}, t1{}, q{};
-      lapack::geqrf<T>(rows, cols, &a1, std::max<lapack::lint>(1, rows), &t1, &q, -1);
+      info = lapack::geqrf<T>(rows, cols, &a1, std::max<lapack::lint>(1, rows), &t1, &q, -1);
       return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), 0, 0};
     });
   };
   auto query_orgqr = [&](lapack::lint rows, lapack::lint cols, lapack::lint refl) {
-    return cached_workspace(s, Routine::orgqr, dtype_of<T>, 0, rows, cols, refl, [&] {
+    return cached_workspace(s, "qr_append_columns", Routine::orgqr, dtype_of<T>, 0, rows, cols, refl, [&](lapack::lint& info) {
       T a1{}, t1{}, q{};
-      lapack::orgqr<T>(rows, cols, refl, &a1, std::max<lapack::lint>(1, rows), &t1, &q, -1);
+      info = lapack::orgqr<T>(rows, cols, refl, &a1, std::max<lapack::lint>(1, rows), &t1, &q, -1);
       return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), 0, 0};
     });
   };

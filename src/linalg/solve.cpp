@@ -105,10 +105,10 @@ template <class T> Tensor inv_typed(Session& s, const Tensor& a) {
   if (nb == 0 || n == 0) return x;
   T* X = static_cast<T*>(x.mutable_data());
   const auto ln = static_cast<lapack::lint>(n);
-  const LinalgWorkspace w = cached_workspace(s, Routine::getri, dtype_of<T>, 0, n, 0, 0, [&] {
+  const LinalgWorkspace w = cached_workspace(s, "inv", Routine::getri, dtype_of<T>, 0, n, 0, 0, [&](lapack::lint& info) {
     T a1{}, q{};
     lapack::lint ip{};
-    lapack::getri<T>(ln, &a1, ln, &ip, &q, -1);
+    info = lapack::getri<T>(ln, &a1, ln, &ip, &q, -1);
     return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), 0, 0};
   });
   const std::size_t slot = Carve::bytes<lapack::lint>(n) + Carve::bytes<T>(w.lwork);

@@ -51,11 +51,11 @@ template <class T> SvdResult svd_typed(Session& s, const Tensor& a, SvdMode mode
   const lapack::lint lm = static_cast<lapack::lint>(m), ln = static_cast<lapack::lint>(n);
   const lapack::lint ldu = static_cast<lapack::lint>(std::max<std::int64_t>(1, m));
   const lapack::lint ldvt = static_cast<lapack::lint>(std::max<std::int64_t>(1, vrows));
-  const LinalgWorkspace w = cached_workspace(s, Routine::gesdd, dtype_of<T>, static_cast<std::uint32_t>(jobz), m, n, 0, [&] {
+  const LinalgWorkspace w = cached_workspace(s, op, Routine::gesdd, dtype_of<T>, static_cast<std::uint32_t>(jobz), m, n, 0, [&](lapack::lint& info) {
     T a1{}, u1{}, v1{}, q{};
     R s1{}, rw{};
     lapack::lint iw{};
-    lapack::gesdd<T>(jobz, lm, ln, &a1, ldu, &s1, &u1, ldu, &v1, ldvt, &q, -1, &rw, &iw);
+    info = lapack::gesdd<T>(jobz, lm, ln, &a1, ldu, &s1, &u1, ldu, &v1, ldvt, &q, -1, &rw, &iw);
     return LinalgWorkspace{std::max<std::int64_t>(1, lwork_of(q)), is_complex_v<T> ? gesdd_lrwork(jobz, m, n) : 0, 8 * k};
   });
   const std::size_t slot = Carve::bytes<T>(m * n) + Carve::bytes<T>(w.lwork) + Carve::bytes<R>(w.lrwork) + Carve::bytes<lapack::lint>(w.liwork);

@@ -23,7 +23,7 @@ detail::MatrixExpKernel matrix_exp_checked(Session& s, const Tensor& a) {
 void check_pivots(Session& s, const Tensor& pivots, std::int64_t m, std::string_view op) {
   s.check(op);
   detail::require_tensor_on(pivots, s.device(), op, "pivots");
-  if (pivots.dtype() != DType::i64) throw DTypeError(op, "pivots must be i64, got " + detail::describe(pivots));
+  if (!is_integer(pivots.dtype())) throw DTypeError(op, "pivots must be i32 or i64, got " + detail::describe(pivots));
   if (pivots.rank() < 1) throw RankError(op, "pivots must be [K, batch...], got " + detail::describe(pivots));
   if (m < pivots.extent(0))
     throw ShapeError(op, "the permutation size " + std::to_string(m) + " is smaller than the number of pivots " +

@@ -77,7 +77,14 @@ void check_overlap(const Tensor& out, const Tensor& in, std::string_view op, boo
 void broadcast_byte_strides(const Tensor& t, int rank, std::int64_t* out) noexcept {
   const auto es = static_cast<std::int64_t>(dtype_size(t.dtype()));
   const int r = t.rank();
-  for (int i = 0; i < rank; ++i) out[i] = (i < r && t.extent(i) != 1) ? t.stride(i) * es : 0;
+  // Unsigned (wrapping) products: a tensor with elements has byte strides that fit in
+  // int64 (its byte span does), but an empty one's compact strides may not, e.g.
+  // [0, 2^31, 2^31, 2] has stride 2^62 on its last axis (found by fuzz_ops). Its byte
+  // strides are never used to address anything.
+  for (int i = 0; i < rank; ++i)
+    out[i] = (i < r && t.extent(i) != 1)
+                 ? static_cast<std::int64_t>(static_cast<std::uint64_t>(t.stride(i)) * static_cast<std::uint64_t>(es))
+                 : 0;
 }
 
 Tensor new_like(const Tensor& x, DType d) {

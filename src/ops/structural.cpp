@@ -33,8 +33,15 @@ Tensor diagonal_view(const Tensor& x, std::int64_t axis1, std::int64_t axis2, st
     shape.push_back(x.extent(k));
     strides.push_back(x.stride(k));
   }
-  shape.push_back(std::min(x.extent(a), x.extent(b)));
-  strides.push_back(x.stride(a) + x.stride(b));
+  const std::int64_t d = std::min(x.extent(a), x.extent(b));
+  shape.push_back(d);
+  // The diagonal steps by the sum of the two strides. x's strides on extent-1 or empty
+  // axes may be large enough that the sum overflows (UB; found by fuzz_views): a
+  // diagonal of at most one element never steps, so axis a's stride (valid in x) stands
+  // in; a longer one's overflow is an IndexError.
+  std::int64_t step = 0;
+  if (__builtin_add_overflow(x.stride(a), x.stride(b), &step)) step = d <= 1 ? x.stride(a) : checked_add(x.stride(a), x.stride(b), op);
+  strides.push_back(step);
   return x.as_strided_view(shape, strides, x.offset());
 }
 

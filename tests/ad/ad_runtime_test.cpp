@@ -531,7 +531,7 @@ TEST(AdRuntime, FailedBackwardWritesNothingAndKeepsTheTape) {
     const std::size_t nodes = ctx.tape_size();
     const ad::BackwardOptions o{.retain_graph = retain};
     for (int attempt = 0; attempt < 2; ++attempt) {
-      expect_error<NumericalError>([&] { ctx.backward(loss, o); }, "inv");
+      expect_error<NumericalError>([&] { ctx.backward(loss, o); }, "slogdet");
       EXPECT_EQ(ctx.tape_size(), nodes);
       EXPECT_EQ(max_abs_diff(s, y.grad(), before), 0.0);
       EXPECT_FALSE(a.grad().defined());  // never written
@@ -540,6 +540,34 @@ TEST(AdRuntime, FailedBackwardWritesNothingAndKeepsTheTape) {
     ctx.backward(sq, o);
     EXPECT_EQ(max_abs_diff(s, y.grad(), Tensor::from_row_major<double>({2}, {13, 6})), 0.0);
     EXPECT_EQ(ctx.tape_size(), retain ? nodes : 0u);
+  }
+}
+
+// Note [Errors inside rules]: an op a rule runs (slogdet's VJP and JVP invert the
+// matrix) fails under the differentiated op's name, with the class, info and the inner
+// message kept.
+TEST(AdRuntime, ErrorsInsideRulesNameTheDifferentiatedOp) {
+  HeldSession s = backend().open_session();
+  const Tensor singular = Tensor::from_row_major<double>({2, 2}, {1, 2, 2, 4});
+  {
+    ad::Context ctx(s);
+    const ad::EagerTensor a = ctx.leaf(singular);
+    const ad::EagerTensor logdet = ad::slogdet(ctx, a).logabsdet;
+    try {
+      ctx.backward(logdet);
+      ADD_FAILURE() << "backward at a singular matrix did not throw";
+    } catch (const NumericalError& e) {
+      EXPECT_EQ(e.op(), "slogdet");
+      EXPECT_THAT(std::string(e.what()), ::testing::StartsWith("slogdet: VJP: inv: "));
+      EXPECT_NE(e.info(), 0);
+    }
+  }
+  {
+    ad::Context ctx(s);
+    const ad::EagerTensor a = ctx.with_tangent(singular, Tensor::ones({2, 2}, DType::f64));
+    const std::string what = expect_error<NumericalError>([&] { (void)ad::slogdet(ctx, a); }, "slogdet");
+    EXPECT_THAT(what, ::testing::HasSubstr("JVP: "));
+    EXPECT_EQ(ctx.tape_size(), 0u);  // nothing half-recorded
   }
 }
 

@@ -604,5 +604,19 @@ TEST(Views, RandomLayoutsAgreeWithTheirBase) {
   }
 }
 
+// ------------------------------------------------------------------ as_strided
+
+// Found by fuzz_views (tests/fuzz/corpus/fuzz_views/crash-as-strided-empty-offset): an
+// empty view's offset overflowed offset * element size (UB) and pointed far outside.
+TEST(AsStridedView, EmptyViewsNeedAnOffsetInsideTheStorage) {
+  const Tensor t = iota_f64({3, 4});  // 12 elements
+  const Dims empty{0, 3}, strides{1, 1};
+  EXPECT_EQ(t.as_strided_view(empty, strides, 0).numel(), 0);
+  EXPECT_EQ(t.as_strided_view(empty, strides, 12).numel(), 0) << "just past the end is fine";
+  EXPECT_THROW((void)t.as_strided_view(empty, strides, 13), IndexError);
+  EXPECT_THROW((void)t.as_strided_view(empty, strides, -1), IndexError);
+  EXPECT_THROW((void)t.as_strided_view(empty, strides, std::numeric_limits<std::int64_t>::max()), IndexError);
+}
+
 }  // namespace
 }  // namespace tenferro

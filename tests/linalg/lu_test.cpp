@@ -163,6 +163,17 @@ TEST(LuPivots, PermutationMatchesLuAndReference) {
   }
 }
 
+// i32 pivots (LAPACK's lapack_int, as outside code holds them) widen to i64.
+TEST(LuPivots, I32PivotsGiveTheSamePermutation) {
+  HeldSession s = backend1().open_session();
+  const Tensor p64 = Tensor::from_data<std::int64_t>({3}, {2, 2, 2});
+  const Tensor p32 = Tensor::from_data<std::int32_t>({3}, {2, 2, 2});
+  const Tensor want = lu_pivots_to_permutation(s, p64, 3);
+  const Tensor got = lu_pivots_to_permutation(s, p32, 3);
+  ASSERT_EQ(got.dtype(), DType::i64);
+  for (std::int64_t i = 0; i < 3; ++i) EXPECT_EQ(got.at({i}).to<std::int64_t>(), want.at({i}).to<std::int64_t>());
+}
+
 TEST(LuPivots, BadInputsThrowAndLeaveOutputUntouched) {
   HeldSession s = backend1().open_session();
   const Tensor out = Tensor::full({3}, Scalar(std::int64_t{7}), DType::i64);
@@ -170,7 +181,8 @@ TEST(LuPivots, BadInputsThrowAndLeaveOutputUntouched) {
   const Tensor ok = Tensor::from_data<std::int64_t>({2}, {1, 2});
   EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::from_data<std::int64_t>({2}, {1, 5}), 3, out), ArgumentError);
   EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::from_data<std::int64_t>({2}, {1, 0}), 3, out), ArgumentError);
-  EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::ones({2}, DType::i32), 3, out), DTypeError);
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::ones({2}, DType::f64), 3, out), DTypeError);
+  EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::from_data<std::int32_t>({2}, {1, 0}), 3, out), ArgumentError);  // i32 is checked too
   EXPECT_THROW(lu_pivots_to_permutation_into(s, Tensor::zeros({}, DType::i64), 3, out), RankError);
   EXPECT_THROW(lu_pivots_to_permutation_into(s, ok, 1, out), ShapeError);
   EXPECT_THROW(lu_pivots_to_permutation_into(s, ok, 4, out), ShapeError);  // out must be [4]
