@@ -26,8 +26,9 @@
 ///
 /// Memory: with PlanOptions::max_intermediate_elements / max_intermediate_bytes (bytes
 /// of the result dtype), labels are sliced so that every intermediate fits; the slices
-/// run one after another on pooled buffers and add into the result (EinsumPathInfo
-/// names the sliced labels). ArgumentError when the limit cannot be met.
+/// run on pooled buffers, in lanes of the session's threads (PlanOptions::slice_lanes;
+/// 1: one after another), and add into the result (EinsumPathInfo names the sliced
+/// labels). ArgumentError when the limit cannot be met.
 ///
 /// Execution. Single operands are reduced first (diagonals as strided views, sums as
 /// strided reductions). Then each pairwise step runs as dot_general (shared labels that

@@ -147,6 +147,13 @@ struct PlanOptions {
   /// with every sliceable label cut to extent 1).
   double max_intermediate_elements = 0;
   double max_intermediate_bytes = 0;
+  /// Sliced execution (Note [Einsum slice execution]): how many slices may run at once,
+  /// each in its own lane of the session (Note [Lanes], one thread and its own pooled
+  /// buffers). 0: the session's thread count; 1: one slice after another. Peak memory
+  /// grows with it: every running slice holds its own intermediates, and when the
+  /// sliced labels are all summed each lane but the first also holds a partial result.
+  /// ArgumentError when negative.
+  int slice_lanes = 0;
 };
 
 /// A label split into parts: each slice holds `chunk` consecutive indices of it.

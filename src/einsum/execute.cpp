@@ -12,6 +12,9 @@
 #include "einsum/program.hpp"
 #include "tenferro/dot.hpp"
 #include "tenferro/ops.hpp"
+#include "tenferro/cpu_backend.hpp"
+
+#include <algorithm>
 
 namespace tenferro::detail::einsum {
 namespace {
@@ -154,14 +157,89 @@ void zero_fill(Session& s, const Tensor& t) {
 }  // namespace
 
 // Note [Einsum slice execution]
-// Slices run one after another, each through the one-slice program on views of the
-// operands (their sliced axes narrowed to the slice's range), so every slice's
-// intermediates come from the session's pool and go back to it before the next slice.
-// Slices whose sliced labels are all kept in the output write disjoint ranges of the
-// result, so the first slice to reach a range of the output writes it directly; later
-// slices of that range (those of summed labels) run into a pooled temporary that axpby
-// adds on. Ranges no slice of [begin, end) reaches are zero-filled. With `accumulate`
-// every slice adds onto the output.
+// Slices run through the one-slice program on views of the operands (their sliced axes
+// narrowed to the slice's range), so every slice's intermediates come from a session's
+// pool and go back to it before that session's next slice.
+//
+// One after another: slices whose sliced labels are all kept in the output write
+// disjoint ranges of the result, so the first slice to reach a range of the output
+// writes it directly; later slices of that range (those of summed labels) run into a
+// pooled temporary that axpby adds on. Ranges no slice of [begin, end) reaches are
+// zero-filled. With `accumulate` every slice adds onto the output.
+//
+// At once (PlanOptions::slice_lanes, default the session's threads): the slices go to
+// lanes of the session (Note [Lanes]), each with its own pool. When the output ranges are
+// at least as many as the lanes, lane t owns a contiguous block of ranges and runs every
+// slice of [begin, end) that falls in it, writing straight into the output as above (the
+// blocks are disjoint, so no two lanes write one element). Otherwise lane t runs the t-th
+// contiguous block of [begin, end): lane 0 into the output, the others into partial
+// results the parent allocated before the fan-out, which it then adds onto the output.
+namespace {
+
+/// Slices [begin, end) of sliced program `p` whose output range lies in [range_lo,
+/// range_hi), into the validated output `o` (Note [Einsum slice execution]).
+void run_slice_block(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor& o,
+                     std::int64_t begin, std::int64_t end, bool accumulate, std::int64_t range_lo, std::int64_t range_hi) {
+  const Slicing& sl = p.slicing;
+  const EinsumProgram& one = *sl.program;
+  const int J = static_cast<int>(sl.chunk.size());
+  // The output range of a slice: its parts of the sliced output labels, mixed radix.
+  auto range_of = [&](const std::vector<std::int64_t>& part) {
+    std::int64_t range = 0;
+    for (const auto& [axis, j] : sl.out_axes) range = range * sl.parts[static_cast<std::size_t>(j)] + part[static_cast<std::size_t>(j)];
+    return range;
+  };
+  auto range_view = [&](std::int64_t range) {
+    Tensor target = o;
+    for (auto it = sl.out_axes.rbegin(); it != sl.out_axes.rend(); ++it) {
+      const auto [axis, j] = *it;
+      const std::int64_t lo = range % sl.parts[static_cast<std::size_t>(j)] * sl.chunk[static_cast<std::size_t>(j)];
+      range /= sl.parts[static_cast<std::size_t>(j)];
+      target = target.slice_view(axis, lo, lo + sl.chunk[static_cast<std::size_t>(j)]);
+    }
+    return target;
+  };
+  constexpr std::int64_t kMaxTracked = std::int64_t{1} << 24;
+  const std::int64_t ranges = range_hi - range_lo;
+  if (!accumulate && ranges > kMaxTracked) {
+    // Too many ranges to track which are reached: zeros first, then add.
+    std::int64_t all = 1;
+    for (const auto& [axis, j] : sl.out_axes) all *= sl.parts[static_cast<std::size_t>(j)];
+    if (ranges == all) zero_fill(s, o);
+    else
+      for (std::int64_t r = range_lo; r < range_hi; ++r) zero_fill(s, range_view(r));
+    accumulate = true;
+  }
+  std::vector<char> reached(accumulate ? 0 : static_cast<std::size_t>(ranges), 0);
+  std::vector<Tensor> views(operands.begin(), operands.end());
+  std::vector<std::int64_t> part(static_cast<std::size_t>(J));
+  for (std::int64_t slice = begin; slice < end; ++slice) {
+    for (int j = 0; j < J; ++j) part[j] = slice / sl.stride[j] % sl.parts[j];
+    const std::int64_t range = range_of(part);
+    if (range < range_lo || range >= range_hi) continue;
+    for (std::size_t k = 0; k < views.size(); ++k) views[k] = operands[k];
+    for (const auto& [k, axis, j] : sl.operand_axes) {
+      const std::int64_t lo = part[j] * sl.chunk[j];
+      views[static_cast<std::size_t>(k)] = views[static_cast<std::size_t>(k)].slice_view(axis, lo, lo + sl.chunk[j]);
+    }
+    const Tensor target = range_view(range);
+    if (!accumulate && !reached[static_cast<std::size_t>(range - range_lo)]) {
+      reached[static_cast<std::size_t>(range - range_lo)] = 1;
+      Tensor unused;
+      run_program(s, one, views, &target, unused);
+    } else {
+      Tensor piece;
+      run_program(s, one, views, nullptr, piece);
+      axpby(s, 1.0, piece, 1.0, target);
+    }
+  }
+  if (accumulate) return;
+  for (std::int64_t r = range_lo; r < range_hi; ++r)
+    if (!reached[static_cast<std::size_t>(r - range_lo)]) zero_fill(s, range_view(r));
+}
+
+}  // namespace
+
 void run_slices(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor* out, Tensor& result,
                 std::int64_t begin, std::int64_t end, bool accumulate) {
   if (out) {
@@ -185,57 +263,32 @@ void run_slices(Session& s, const EinsumProgram& p, std::span<const Tensor> oper
     return;
   }
   const Slicing& sl = p.slicing;
-  const EinsumProgram& one = *sl.program;
-  const int J = static_cast<int>(sl.chunk.size());
-  // Output ranges: one per combination of the parts of sliced output labels.
   std::int64_t ranges = 1;
   for (const auto& [axis, j] : sl.out_axes) ranges *= sl.parts[static_cast<std::size_t>(j)];
-  constexpr std::int64_t kMaxTracked = std::int64_t{1} << 24;
-  if (!accumulate && ranges > kMaxTracked) {
-    // Too many ranges to track which are reached: zeros first, then add.
-    zero_fill(s, o);
-    accumulate = true;
+  // Inside a lane the session has one thread, so slices never fan out twice.
+  const std::int64_t want = sl.lanes > 0 ? sl.lanes : s.num_threads();
+  const int lanes = static_cast<int>(std::min({want, std::int64_t{s.num_threads()}, end - begin}));
+  if (lanes <= 1) {
+    run_slice_block(s, p, operands, o, begin, end, accumulate, 0, ranges);
+    return;
   }
-  std::vector<char> reached(accumulate ? 0 : static_cast<std::size_t>(ranges), 0);
-  std::vector<Tensor> views(operands.begin(), operands.end());
-  std::vector<std::int64_t> part(static_cast<std::size_t>(J));
-  for (std::int64_t slice = begin; slice < end; ++slice) {
-    for (int j = 0; j < J; ++j) part[j] = slice / sl.stride[j] % sl.parts[j];
-    for (std::size_t k = 0; k < views.size(); ++k) views[k] = operands[k];
-    for (const auto& [k, axis, j] : sl.operand_axes) {
-      const std::int64_t lo = part[j] * sl.chunk[j];
-      views[static_cast<std::size_t>(k)] = views[static_cast<std::size_t>(k)].slice_view(axis, lo, lo + sl.chunk[j]);
-    }
-    Tensor target = o;
-    std::int64_t range = 0;
-    for (const auto& [axis, j] : sl.out_axes) {
-      const std::int64_t lo = part[j] * sl.chunk[j];
-      target = target.slice_view(axis, lo, lo + sl.chunk[j]);
-      range = range * sl.parts[j] + part[j];
-    }
-    if (!accumulate && !reached[static_cast<std::size_t>(range)]) {
-      reached[static_cast<std::size_t>(range)] = 1;
-      Tensor unused;
-      run_program(s, one, views, &target, unused);
-    } else {
-      Tensor piece;
-      run_program(s, one, views, nullptr, piece);
-      axpby(s, 1.0, piece, 1.0, target);
-    }
+  // The start of block t of n items from lo in `parts` near-equal blocks (no overflow).
+  auto block = [](std::int64_t lo, std::int64_t n, int parts, int t) { return lo + n / parts * t + std::min<std::int64_t>(t, n % parts); };
+  if (ranges >= lanes) {
+    run_lanes(s, lanes, [&](Session& lane, int t) {
+      run_slice_block(lane, p, operands, o, begin, end, accumulate, block(0, ranges, lanes, t), block(0, ranges, lanes, t + 1));
+    });
+    return;
   }
-  if (accumulate) return;
-  for (std::int64_t range = 0; range < ranges; ++range) {
-    if (reached[static_cast<std::size_t>(range)]) continue;
-    Tensor target = o;
-    std::int64_t rest = range;
-    for (auto it = sl.out_axes.rbegin(); it != sl.out_axes.rend(); ++it) {
-      const auto [axis, j] = *it;
-      const std::int64_t lo = rest % sl.parts[j] * sl.chunk[j];
-      rest /= sl.parts[j];
-      target = target.slice_view(axis, lo, lo + sl.chunk[j]);
-    }
-    zero_fill(s, target);
-  }
+  // Partial results of lanes 1.., from the parent's pool (it is unusable during the lanes).
+  std::vector<Tensor> partial(static_cast<std::size_t>(lanes - 1));
+  for (Tensor& t : partial) t = new_output(s, p.out_shape, p.dtype, kOp);
+  run_lanes(s, lanes, [&](Session& lane, int t) {
+    const Tensor& target = t == 0 ? o : partial[static_cast<std::size_t>(t - 1)];
+    run_slice_block(lane, p, operands, target, block(begin, end - begin, lanes, t), block(begin, end - begin, lanes, t + 1),
+                    t == 0 && accumulate, 0, ranges);
+  });
+  for (const Tensor& t : partial) axpby(s, 1.0, t, 1.0, o);
 }
 
 }  // namespace tenferro::detail::einsum

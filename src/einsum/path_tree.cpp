@@ -212,6 +212,7 @@ void check_plan_options(std::string_view op, const PlanOptions& options) {
     fail(op, "max_intermediate_elements is " + std::to_string(options.max_intermediate_elements) + ", must be >= 0 (0: no limit)");
   if (!(options.max_intermediate_bytes >= 0))
     fail(op, "max_intermediate_bytes is " + std::to_string(options.max_intermediate_bytes) + ", must be >= 0 (0: no limit)");
+  if (options.slice_lanes < 0) fail(op, "slice_lanes is " + str(options.slice_lanes) + ", must be >= 0 (0: the session's threads)");
   const bool budgeted = options.optimizer == EinsumOptimizer::anneal || options.optimizer == EinsumOptimizer::automatic;
   if (budgeted) {
     if (!(options.time_budget_s >= 0)) fail(op, "time_budget_s is " + std::to_string(options.time_budget_s) + ", must be >= 0");

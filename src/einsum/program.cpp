@@ -481,7 +481,10 @@ void build_program(const Parsed& parsed, const EinsumOptions& options, bool with
   if (n >= 2) build_steps(p, sc);
   else p.steps.clear();
   p.direct = is_direct(p);
-  if (plan.num_slices > 1) build_slicing(parsed, plan, p, sc);
+  if (plan.num_slices > 1) {
+    build_slicing(parsed, plan, p, sc);
+    p.slicing.lanes = options.plan.slice_lanes;
+  }
 }
 
 }  // namespace tenferro::detail::einsum

@@ -88,6 +88,7 @@ struct Slicing {
   std::vector<std::array<int, 3>> operand_axes;    ///< (operand, axis, sliced label)
   std::vector<std::array<int, 2>> out_axes;        ///< (output axis, sliced label)
   std::unique_ptr<EinsumProgram> program;          ///< one slice (the chunk shapes)
+  int lanes = 0;                                   ///< PlanOptions::slice_lanes
 };
 }  // namespace detail::einsum
 

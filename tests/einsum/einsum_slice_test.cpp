@@ -1,7 +1,7 @@
 // Sliced einsum execution (PlanOptions' memory limit): results equal the unsliced
 // contraction for random expressions (real and complex, every layout, repeated labels,
 // sliced labels kept in the output and summed), einsum_path reports the slices, and
-// EinsumPlan runs any range of slices into or onto a caller's buffer.
+// EinsumPlan runs any range of slices into or onto a caller's buffer, in lanes or not.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -208,6 +208,78 @@ TEST(EinsumSlice, ErrorsLeaveTheOutputUntouched) {
   const Tensor got = plan.execute(s, ops);
   const Tensor d = sub(s, got, einsum(s, "ij,jk->ik", ops));
   testing::for_each_index(d.shape(), [&](const Dims& i) { EXPECT_NEAR(testing::value_at(d, i).real(), 0, 1e-12); });
+}
+
+// Slices in lanes (PlanOptions::slice_lanes): on 1 and 3 threads, sequential and
+// parallel, sliced output labels (lanes own blocks of the output) and summed ones only
+// (lanes fill partial results), whole runs, ranges of slices and accumulation all give
+// the unsliced result; the lanes really run exactly when they may.
+TEST(EinsumSlice, SlicesInLanesEqualTheUnslicedContraction) {
+  std::mt19937_64 rng(17);
+  struct Expr {
+    std::string subs;
+    testing::RefExpr ref;
+    std::vector<Shape> shapes;
+    double limit;
+  };
+  const std::vector<Expr> exprs = {
+      // i and l kept: the output's ranges go to lanes.
+      {"ij,jk,kl->il", {{{0, 1}, {1, 2}, {2, 3}}, {0, 3}}, {{6, 8}, {8, 8}, {8, 6}}, 12},
+      // Everything summed: one output range, partial results per lane.
+      {"ij,jk,ki->", {{{0, 1}, {1, 2}, {2, 0}}, {}}, {{6, 8}, {8, 5}, {5, 6}}, 5},
+      // A kept label and a summed one sliced together.
+      {"ijx,jk,kxl->il", {{{0, 1, 9}, {1, 2}, {2, 9, 3}}, {0, 3}}, {{6, 4, 3}, {4, 5}, {5, 3, 2}}, 6},
+  };
+  int owned_blocks = 0, partials = 0;  // parallel runs of either kind
+  for (const int threads : {1, 3}) {
+    CpuBackendOptions bo;
+    bo.num_threads = threads;
+    CpuBackend backend(bo);
+    for (const Expr& e : exprs)
+      for (DType dt : {DType::f64, DType::c128})
+        for (const int lanes : {0, 1, 2}) {
+          SCOPED_TRACE(e.subs + " threads=" + std::to_string(threads) + " lanes=" + std::to_string(lanes));
+          std::vector<Tensor> ops;
+          for (const Shape& sh : e.shapes) ops.push_back(testing::random_layout(rng, sh, dt, testing::kAllLayouts[rng() % 4], -1, 1));
+          EinsumOptions o = limited(e.limit);
+          o.plan.slice_lanes = lanes;
+          const EinsumPlan plan = EinsumPlan::for_operands(e.subs, ops, o);
+          ASSERT_GT(plan.num_slices(), 3);
+          std::int64_t ranges = 1;  // output ranges: parts of the sliced labels kept in the output
+          for (const auto& l : plan.path().sliced)
+            if (e.subs.substr(e.subs.find("->")).find(static_cast<char>(l.label)) != std::string::npos) ranges *= l.parts;
+          (ranges >= 2 ? owned_blocks : partials) += threads > 1 && lanes != 1;
+          Shape shape;
+          const auto want = testing::reference_einsum(e.ref, ops, shape);
+          // lane_stats needs the session closed.
+          const std::uint64_t before = backend.lane_stats().calls;
+          {
+            HeldSession s = backend.open_session();
+            expect_matches(plan.execute(s, ops), want, 1e-12, "execute");
+          }
+          const bool parallel = threads > 1 && lanes != 1;
+          EXPECT_EQ(backend.lane_stats().calls - before, parallel ? 1u : 0u);
+          HeldSession s = backend.open_session();
+          expect_matches(einsum(s, e.subs, ops, o), want, 1e-12, "einsum");
+          // Three ranges of slices run apart, the middle one onto the first's result.
+          const std::int64_t n = plan.num_slices(), a = n / 3, b = 2 * n / 3;
+          Tensor first = Tensor::full(plan.output_shape().span(), 5.0, dt), last = Tensor::full(plan.output_shape().span(), 5.0, dt);
+          plan.execute_slices_into(s, ops, 0, a, first);
+          plan.execute_slices_into(s, ops, a, b, first, true);
+          plan.execute_slices_into(s, ops, b, n, last);
+          expect_matches(add(s, first, last), want, 1e-12, "ranges");
+        }
+  }
+  EXPECT_GT(owned_blocks, 0);
+  EXPECT_GT(partials, 0);
+}
+
+TEST(EinsumSlice, NegativeSliceLanesIsAnArgumentError) {
+  const std::vector<Shape> shapes = {{6, 8}, {8, 8}, {8, 6}};
+  EinsumOptions o = limited(12);
+  o.plan.slice_lanes = -1;
+  const std::string what = expect_error<ArgumentError>([&] { (void)einsum_path("ij,jk,kl->il", shapes, o); }, "einsum");
+  EXPECT_NE(what.find("slice_lanes is -1"), std::string::npos) << what;
 }
 
 }  // namespace
