@@ -2,13 +2,13 @@
 // instance of the tenferro benchmark suite (einsum-instances.jsonl, see
 // shared/data/README.md) and every optimizer (the suite's own opt_flops path, automatic,
 // greedy, anneal with a budget), it prepares an EinsumPlan (planning time), runs it on
-// one thread (median measured time; skipped when the largest intermediate exceeds
+// one thread, or --threads N (median measured time; skipped when the largest intermediate exceeds
 // --max-elements or the predicted time exceeds --max-exec), and prints a markdown table
 // plus, with --json, one JSON object per (instance, optimizer). The last line gives the
 // rank correlation of predicted and measured time over all executed rows.
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
-//       [--seed N] [--generated] [--memory-limit ELEMENTS]
+//       [--seed N] [--generated] [--memory-limit ELEMENTS] [--threads N]
 // --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
 // environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
 // tensor networks); they have no suite path, so the yardstick is anneal.
@@ -376,6 +376,7 @@ int main(int argc, char** argv) {
   bool execute = true, generated = false;
   double memory_limit = 0;  // PlanOptions::max_intermediate_elements for every optimizer
   std::uint64_t seed = 1;
+  int threads = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -390,6 +391,7 @@ int main(int argc, char** argv) {
     else if (a == "--generated") generated = true;
     else if (a == "--memory-limit") memory_limit = std::atof(next().c_str());
     else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--threads") threads = std::atoi(next().c_str());
     else file = a;  // the old positional form
   }
   std::ifstream in(file);
@@ -398,7 +400,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   CpuBackendOptions bo;
-  bo.num_threads = 1;
+  bo.num_threads = threads;
   CpuBackend backend(bo);
   HeldSession s = backend.open_session();
   std::vector<Row> rows;
