@@ -22,7 +22,9 @@ namespace {
 constexpr std::string_view kOp = "einsum";
 
 /// The view of operand `t` with one axis per distinct label (diagonals for repeated
-/// labels, stretched ellipsis axes dropped).
+/// labels, stretched ellipsis axes dropped). An axis of extent 0 or 1 never steps, so its
+/// stride (which may be anything, up to the int64 edges) is left out of the diagonal's
+/// sum; the strides of longer axes are bounded by the tensor's span, so their sums fit.
 Tensor leaf_view(const Tensor& t, const LeafPrep& lp) {
   if (!lp.needs_view) return t;
   Dims shape(lp.labels.size(), 0), strides(lp.labels.size(), 0);
@@ -30,7 +32,7 @@ Tensor leaf_view(const Tensor& t, const LeafPrep& lp) {
     const std::int64_t j = lp.axis_to_label[a];
     if (j < 0) continue;
     shape[static_cast<int>(j)] = t.extent(a);
-    strides[static_cast<int>(j)] += t.stride(a);
+    if (t.extent(a) > 1) strides[static_cast<int>(j)] += t.stride(a);
   }
   return t.as_strided_view(shape, strides, t.offset());
 }
