@@ -8,7 +8,7 @@
 // rank correlation of predicted and measured time over all executed rows.
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
-//       [--seed N] [--generated] [--memory-limit ELEMENTS] [--threads N]
+//       [--seed N] [--generated] [--memory-limit ELEMENTS] [--threads N] [--pool-mb MB]
 // --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
 // environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
 // tensor networks); they have no suite path, so the yardstick is anneal.
@@ -377,6 +377,7 @@ int main(int argc, char** argv) {
   double memory_limit = 0;  // PlanOptions::max_intermediate_elements for every optimizer
   std::uint64_t seed = 1;
   int threads = 1;
+  double pool_mb = 0;  // 0: CpuBackendOptions' default pool_byte_limit
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -392,6 +393,7 @@ int main(int argc, char** argv) {
     else if (a == "--memory-limit") memory_limit = std::atof(next().c_str());
     else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--threads") threads = std::atoi(next().c_str());
+    else if (a == "--pool-mb") pool_mb = std::atof(next().c_str());
     else file = a;  // the old positional form
   }
   std::ifstream in(file);
@@ -401,6 +403,7 @@ int main(int argc, char** argv) {
   }
   CpuBackendOptions bo;
   bo.num_threads = threads;
+  if (pool_mb > 0) bo.pool_byte_limit = static_cast<std::size_t>(pool_mb * (1 << 20));
   CpuBackend backend(bo);
   HeldSession s = backend.open_session();
   std::vector<Row> rows;
