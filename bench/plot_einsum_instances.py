@@ -17,7 +17,7 @@ The markdown table (stdout) gives the same numbers and tenferro's time over the 
 peer. Needs Debian's python3-matplotlib.
 """
 import json
-import math
+import os
 import sys
 
 import matplotlib
@@ -25,27 +25,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-
-def ranks(xs):
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    r = [0.0] * len(xs)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            r[order[k]] = (i + j) / 2
-        i = j + 1
-    return r
-
-
-def spearman(xs, ys):
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    den = math.sqrt(sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry))
-    return num / den if den else float("nan")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_einsum_cost_model import spearman  # noqa: E402
 
 
 def fmt(ms):
