@@ -118,11 +118,8 @@ EagerTensor finish_variadic(Context& ctx, OpId op, Tensor&& y, std::span<const E
     if (need_tan) {
       std::vector<Tensor> tans(inputs.size());
       for (std::size_t k = 0; k < inputs.size(); ++k) tans[k] = inputs[k].tangent();
-      try {
-        tan = rules.jvp(ctx.session(), *n, tans.data());
-      } catch (const Error& e) {
-        tenferro::detail::rethrow_under(e, name, "JVP");  // Note [Errors inside rules]
-      }
+      // Note [Errors inside rules]
+      tan = tenferro::detail::under_op(name, "JVP", [&] { return rules.jvp(ctx.session(), *n, tans.data()); });
       if (tan.defined()) tan = fit_tangent(ctx.session(), std::move(tan), y);
     }
   } catch (...) {
@@ -178,11 +175,8 @@ MultiOut finish_multi(Context& ctx, OpId op, std::span<Tensor> ys, std::span<con
       Tensor in_tans[3];
       for (std::size_t k = 0; k < nin; ++k)
         if (inputs[k]) in_tans[k] = inputs[k]->tangent();
-      try {
-        rules.jvp_multi(ctx.session(), *n, in_tans, tans);
-      } catch (const Error& e) {
-        tenferro::detail::rethrow_under(e, tenferro::detail::op_name(op), "JVP");  // Note [Errors inside rules]
-      }
+      tenferro::detail::under_op(tenferro::detail::op_name(op), "JVP",  // Note [Errors inside rules]
+                                 [&] { rules.jvp_multi(ctx.session(), *n, in_tans, tans); });
       for (std::size_t j = 0; j < nout; ++j)
         if (tans[j].defined()) tans[j] = fit_tangent(ctx.session(), std::move(tans[j]), n->y[j]);
     }
@@ -473,15 +467,10 @@ void Context::backward(std::span<const EagerTensor> ys, std::span<const Tensor> 
       }
       if (n.current_saved_version() != n.saved_version) throw_modified(n.op);
       const detail::Rules& rule = rules[static_cast<int>(n.op)];
-      try {
-        if (n.nout == 1) {
-          rule.vjp(s, n, n.cot[0], out);
-        } else {
-          rule.vjp_multi(s, n, n.cot, out);
-        }
-      } catch (const Error& e) {
-        tenferro::detail::rethrow_under(e, tenferro::detail::op_name(n.op), "VJP");  // Note [Errors inside rules]
-      }
+      tenferro::detail::under_op(tenferro::detail::op_name(n.op), "VJP", [&] {  // Note [Errors inside rules]
+        if (n.nout == 1) rule.vjp(s, n, n.cot[0], out);
+        else rule.vjp_multi(s, n, n.cot, out);
+      });
       for (int k = 0; k < nin; ++k) {
         const Ref r = n.ref(k);
         if (out[k].take_cot) {  // single-output rules only

@@ -21,4 +21,14 @@ namespace tenferro::detail {
 /// that caught e.
 [[noreturn]] void rethrow_under(const Error& e, std::string_view op, std::string_view stage);
 
+/// Runs f() and returns what it returns; a tenferro::Error it throws is rethrown under
+/// `op` (rethrow_under), anything else passes through.
+template <class F> decltype(auto) under_op(std::string_view op, std::string_view stage, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    rethrow_under(e, op, stage);
+  }
+}
+
 }  // namespace tenferro::detail

@@ -178,6 +178,14 @@ void zero_fill(Session& s, const Tensor& t) {
 // results the parent allocated before the fan-out, which it then adds onto the output.
 namespace {
 
+/// The output ranges of sliced program `p`: one per combination of the parts of its
+/// sliced output labels.
+std::int64_t output_ranges(const Slicing& sl) noexcept {
+  std::int64_t ranges = 1;
+  for (const auto& [axis, j] : sl.out_axes) ranges *= sl.parts[static_cast<std::size_t>(j)];
+  return ranges;
+}
+
 /// Slices [begin, end) of sliced program `p` whose output range lies in [range_lo,
 /// range_hi), into the validated output `o` (Note [Einsum slice execution]).
 void run_slice_block(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor& o,
@@ -205,9 +213,7 @@ void run_slice_block(Session& s, const EinsumProgram& p, std::span<const Tensor>
   const std::int64_t ranges = range_hi - range_lo;
   if (!accumulate && ranges > kMaxTracked) {
     // Too many ranges to track which are reached: zeros first, then add.
-    std::int64_t all = 1;
-    for (const auto& [axis, j] : sl.out_axes) all *= sl.parts[static_cast<std::size_t>(j)];
-    if (ranges == all) zero_fill(s, o);
+    if (ranges == output_ranges(sl)) zero_fill(s, o);
     else
       for (std::int64_t r = range_lo; r < range_hi; ++r) zero_fill(s, range_view(r));
     accumulate = true;
@@ -265,8 +271,7 @@ void run_slices(Session& s, const EinsumProgram& p, std::span<const Tensor> oper
     return;
   }
   const Slicing& sl = p.slicing;
-  std::int64_t ranges = 1;
-  for (const auto& [axis, j] : sl.out_axes) ranges *= sl.parts[static_cast<std::size_t>(j)];
+  const std::int64_t ranges = output_ranges(sl);
   // Inside a lane the session has one thread, so slices never fan out twice.
   const std::int64_t want = sl.lanes > 0 ? sl.lanes : s.num_threads();
   const int lanes = static_cast<int>(std::min({want, std::int64_t{s.num_threads()}, end - begin}));

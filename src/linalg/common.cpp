@@ -26,10 +26,26 @@ void throw_numerical(std::string_view op, std::string_view routine, std::string_
                        f.info, f.batch);
 }
 
+namespace {
+// The LAPACK routine a Routine id names (a switch: -Wswitch flags a new id left out).
+std::string_view routine_name(Routine r) noexcept {
+  switch (r) {
+    case Routine::gesdd: return "gesdd";
+    case Routine::geqrf: return "geqrf";
+    case Routine::orgqr: return "orgqr";
+    case Routine::syevd: return "syevd";
+    case Routine::geev: return "geev";
+    case Routine::getri: return "getri";
+    case Routine::gels: return "gels";
+    case Routine::gelsd: return "gelsd";
+    case Routine::geqp3: return "geqp3";
+  }
+  return "?";
+}
+}  // namespace
+
 void throw_query_failed(std::string_view op, Routine r, std::int64_t info) {
-  static constexpr const char* kNames[] = {"?", "gesdd", "geqrf", "orgqr", "syevd", "geev", "getri", "gels", "gelsd", "geqp3"};
-  const auto i = static_cast<std::size_t>(r);
-  throw BackendError(op, std::string(i < std::size(kNames) ? kNames[i] : "?") + ": workspace query failed (info " + std::to_string(info) + ")");
+  throw BackendError(op, std::string(routine_name(r)) + ": workspace query failed (info " + std::to_string(info) + ")");
 }
 
 }  // namespace tenferro::detail::linalg
