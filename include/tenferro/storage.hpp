@@ -16,9 +16,10 @@ namespace tenferro {
 enum class DeviceKind : std::uint8_t {
   cpu,   ///< host memory, CPU kernels (OpenBLAS, LAPACK, FFTW)
   cuda,  ///< NVIDIA GPU (build switch TENFERRO_ENABLE_CUDA; no kernels yet)
+  trace, ///< symbolic values of a traced graph (graph.hpp): shape and dtype, no memory
 };
 /// Number of device kinds.
-inline constexpr int kNumDeviceKinds = 2;
+inline constexpr int kNumDeviceKinds = 3;
 /// "cpu", "cuda" (or "?" for a value outside the enum).
 TENFERRO_API std::string_view device_name(DeviceKind d) noexcept;
 

@@ -13,6 +13,7 @@
 #include "tenferro/op_catalog.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/fft.hpp"
+#include "tenferro/graph.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/random.hpp"
 #include "tenferro/scalar.hpp"

@@ -8,6 +8,7 @@ std::string_view device_name(DeviceKind d) noexcept {
   switch (d) {
     case DeviceKind::cpu: return "cpu";
     case DeviceKind::cuda: return "cuda";
+    case DeviceKind::trace: return "trace";
   }
   return "?";
 }

@@ -10,9 +10,12 @@
 
 namespace tenferro::detail {
 
+struct TraceRecorder;  // src/runtime/trace.hpp
+
 struct SessionContext {
   std::uint64_t epoch = 0;  ///< the active session's epoch (0: none)
   Session* active = nullptr;  ///< the active session, for operator sugar
+  TraceRecorder* tracer = nullptr;  ///< the graph being traced while the active session is a trace session
 };
 
 }  // namespace tenferro::detail

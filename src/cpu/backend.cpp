@@ -51,6 +51,7 @@ int env_threads(const char* name) {
   const char* where = c.state == CpuContext::State::held    ? "a held session"
                       : c.state == CpuContext::State::scope ? "an execution scope"
                       : c.state == CpuContext::State::lane  ? "a lane"
+                      : c.state == CpuContext::State::trace ? "a trace"
                                                             : "a scoped session";
   throw SessionEntryError(SessionEntryKind::Reentered, op, std::string("this thread is already inside ") + where);
 }

@@ -100,7 +100,7 @@ struct BackendState {
 /// Per-thread entry state of the CPU backend (the neutral part, epoch and active
 /// session, is the SessionContext base). Only its own thread reads or writes it.
 struct CpuContext : SessionContext {
-  enum class State : std::uint8_t { idle, scope, scoped, held, scope_scoped, lane };
+  enum class State : std::uint8_t { idle, scope, scoped, held, scope_scoped, lane, trace };
   State state = State::idle;
   int threads = 1;                     ///< the active session's thread budget
   BackendState* backend = nullptr;     ///< admitted backend (scope, scoped, held)

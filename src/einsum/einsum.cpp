@@ -17,12 +17,17 @@ namespace {
 
 constexpr std::string_view kOp = "einsum";
 
+/// An operand on the CPU, or a symbolic one while tracing (Note [Tracing] in tenferro/graph.hpp).
+void require_operand(const Tensor& t) {
+  if (!(t.defined() && t.device().kind == DeviceKind::trace)) require_cpu_tensor(t, kOp, "operand");
+}
+
 void fill_operands(std::span<const Tensor> operands, EinsumProgram& p) {
   p.shapes.resize(operands.size());
   p.dtypes.resize(operands.size());
   for (std::size_t k = 0; k < operands.size(); ++k) {
     const Tensor& t = operands[k];
-    require_cpu_tensor(t, kOp, "operand");
+    require_operand(t);
     Shape& sh = p.shapes[k];
     sh.clear();
     for (int a = 0; a < t.rank(); ++a) sh.push_back(t.extent(a));
@@ -155,7 +160,7 @@ void one_shot(Session& s, Parse&& parse, std::span<const Tensor> operands, const
 void one_shot_string(Session& s, std::string_view subs, std::span<const Tensor> operands, const EinsumOptions& options, const Tensor* out,
                      Tensor& result) {
   const auto parse = [&](Parsed& p) { parse_subscripts(subs, p); };
-  if (!default_options(options, operands.size())) {
+  if (!default_options(options, operands.size()) || s.device() == DeviceKind::trace) {  // a trace caches nothing
     one_shot(s, parse, operands, options, out, result);
     return;
   }
@@ -196,7 +201,7 @@ void check_prepared(const EinsumProgram& p, std::span<const Tensor> operands) {
     throw ArgumentError(kOp, "plan prepared for " + std::to_string(p.n) + " operands, got " + std::to_string(operands.size()));
   for (int k = 0; k < p.n; ++k) {
     const Tensor& t = operands[static_cast<std::size_t>(k)];
-    require_cpu_tensor(t, kOp, "operand");
+    require_operand(t);
     const Shape& sh = p.shapes[static_cast<std::size_t>(k)];
     bool same = t.rank() == sh.size();
     for (int a = 0; same && a < sh.size(); ++a) same = t.extent(a) == sh[a];
@@ -290,7 +295,7 @@ EinsumPlan EinsumPlan::for_operands(std::string_view subscripts, std::span<const
   std::vector<Shape> shapes;
   std::vector<DType> dtypes;
   for (const Tensor& t : operands) {
-    detail::require_cpu_tensor(t, "einsum", "operand");
+    if (!(t.defined() && t.device().kind == DeviceKind::trace)) detail::require_cpu_tensor(t, "einsum", "operand");
     shapes.push_back(t.shape());
     dtypes.push_back(t.dtype());
   }

@@ -98,7 +98,7 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     return;
   }
   if (out) {
-    require_output(*out, kOp, p.dtype, p.out_shape);
+    require_output(*out, kOp, p.dtype, p.out_shape, s.device());
     for (const Tensor& t : operands) check_overlap(*out, t, kOp, false);
   } else {
     result = new_output(s, p.out_shape, p.dtype, kOp);
@@ -251,7 +251,7 @@ void run_slice_block(Session& s, const EinsumProgram& p, std::span<const Tensor>
 void run_slices(Session& s, const EinsumProgram& p, std::span<const Tensor> operands, const Tensor* out, Tensor& result,
                 std::int64_t begin, std::int64_t end, bool accumulate) {
   if (out) {
-    require_output(*out, kOp, p.dtype, p.out_shape);
+    require_output(*out, kOp, p.dtype, p.out_shape, s.device());
     for (const Tensor& t : operands) check_overlap(*out, t, kOp, false);
   } else {
     result = new_output(s, p.out_shape, p.dtype, kOp);
@@ -275,7 +275,7 @@ void run_slices(Session& s, const EinsumProgram& p, std::span<const Tensor> oper
   // Inside a lane the session has one thread, so slices never fan out twice.
   const std::int64_t want = sl.lanes > 0 ? sl.lanes : s.num_threads();
   const int lanes = static_cast<int>(std::min({want, std::int64_t{s.num_threads()}, end - begin}));
-  if (lanes <= 1) {
+  if (lanes <= 1 || s.device() == DeviceKind::trace) {  // a trace records the slices in order
     run_slice_block(s, p, operands, o, begin, end, accumulate, 0, ranges);
     return;
   }

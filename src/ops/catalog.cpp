@@ -42,10 +42,13 @@ namespace detail {
 
 const DataChecks& data_checks(const Session& s, std::string_view op) {
   if (s.device() == DeviceKind::cpu) return cpu_data_checks();
+  if (s.device() == DeviceKind::trace)
+    throw UnsupportedError(op, "cannot be traced: this call checks its operands' data before computing (Note [Tracing])");
   throw UnsupportedError(op, "data checks are not available on device " + std::string(device_name(s.device())));
 }
 
 void throw_unsupported_on(OpId op, DeviceKind device) {
+  if (device == DeviceKind::trace) throw UnsupportedError(op_name(op), "cannot be traced yet (the trace device has no recording kernel for it)");
   const char* why = kernel_table(device) ? "its kernel table has a stub for this op" : "this build has no such backend";
   throw UnsupportedError(op_name(op), "not supported on device " + std::string(device_name(device)) + " (" + why + ")");
 }

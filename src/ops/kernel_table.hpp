@@ -300,9 +300,17 @@ extern const KernelTable kCpuKernelTable;
 inline const KernelTable& cpu_kernel_table() noexcept { return kCpuKernelTable; }
 /// The CUDA backend's table (src/cuda/kernel_table.cpp), or nullptr when not built.
 const KernelTable* cuda_kernel_table() noexcept;
+/// The trace device's table (src/runtime/trace_kernels.cpp: kernels that record graph
+/// nodes, Note [Tracing] in tenferro/graph.hpp).
+const KernelTable* trace_kernel_table() noexcept;
 /// The table of a compiled-in backend, or nullptr (CUDA without TENFERRO_ENABLE_CUDA).
 inline const KernelTable* kernel_table(DeviceKind device) noexcept {
-  return device == DeviceKind::cpu ? &kCpuKernelTable : device == DeviceKind::cuda ? cuda_kernel_table() : nullptr;
+  switch (device) {
+    case DeviceKind::cpu: return &kCpuKernelTable;
+    case DeviceKind::cuda: return cuda_kernel_table();
+    case DeviceKind::trace: return trace_kernel_table();
+  }
+  return nullptr;
 }
 
 // Note [Data-dependent checks]

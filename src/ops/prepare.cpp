@@ -10,6 +10,8 @@ namespace tenferro::detail {
 void require_tensor_on(const Tensor& t, DeviceKind device, std::string_view op, std::string_view what) {
   if (!t.defined()) throw ArgumentError(op, std::string(what) + " tensor is undefined");
   if (t.device().kind == device) return;
+  // A traced function may read host tensors: they become the graph's constants (Note [Tracing]).
+  if (device == DeviceKind::trace && t.device().kind == DeviceKind::cpu) return;
   throw SessionEntryError(SessionEntryKind::IncompatibleContext, op,
                           device == DeviceKind::cpu ? std::string(what) + " tensor is not on the CPU (download it first)"
                                                     : std::string(what) + " tensor is not on device " + std::string(device_name(device)) +

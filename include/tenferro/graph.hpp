@@ -1,0 +1,135 @@
+#pragma once
+/// \file graph.hpp
+/// Traced graphs: trace a function once into a Graph, compile it, run it many times in
+/// one session (the third tier over the same kernels; DESIGN.md "The op layer").
+///
+/// Note [Tracing]
+/// `trace(fn, specs)` calls `fn` once with symbolic tensors: tensors on the `trace`
+/// device, with the specs' shapes and dtypes and no memory. `fn` calls the ordinary
+/// public ops on the session it is given (a trace session); each op runs its front
+/// end as always (inference, validation, output preparation: the same typed errors as
+/// the direct ops, naming the op), and its kernel, taken from the trace device's
+/// kernel table, records a node instead of computing. Tracing executes nothing.
+/// - Host tensors the function reads (captured from the enclosing scope, or made inside
+///   it with Tensor::zeros and friends) become the graph's constants; the graph holds
+///   them, so their values at trace time are the ones every run uses.
+/// - Einsum records its planned pairwise steps (it runs on the contraction and
+///   elementwise ops); views (transpose_view, slice_view, ...) record nothing by
+///   themselves: an op reading a view records the window.
+/// - Ops whose kernels are not traceable yet (linalg, FFT, indexing, vdot, axpby,
+///   tril/triu, iota, pad, embed_diagonal), and checks that read data (integer div/rem
+///   by zero, exact conversion), throw UnsupportedError naming the op. Writing into a
+///   host tensor while tracing throws SessionEntryError (IncompatibleContext).
+/// - The calling thread may be inside a session or not. While `fn` runs, the thread's
+///   own session is not usable (its ops would execute): SessionEntryError (Poisoned).
+///
+/// Note [Compiled graphs]
+/// `compile(graph)` drops nodes no result depends on, computes each buffer's last use
+/// and prepares every kernel call once (its table entry, its operand windows).
+/// `run(session, inputs)` checks the inputs against the graph's signature (count,
+/// dtype, shape, device: typed errors naming "graph.run", nothing written), then calls
+/// the CPU kernels in order on the session, every intermediate from the session's
+/// buffer pool and returned to it after its last use. `run_into` writes the results
+/// into caller tensors (any writable strided layout of the result's shape and dtype,
+/// checked before anything runs). A held session's steady-state `run_into` allocates
+/// nothing on the heap. One CompiledGraph may be run by several threads at once.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tenferro/dtype.hpp"
+#include "tenferro/export.hpp"
+#include "tenferro/session.hpp"
+#include "tenferro/shape.hpp"
+#include "tenferro/tensor.hpp"
+
+namespace tenferro::graph {
+
+namespace detail {
+struct GraphData;
+struct CompiledData;
+}  // namespace detail
+
+/// A traced value's signature: shape and dtype.
+struct ValueSpec {
+  Shape shape;
+  DType dtype = DType::f64;
+};
+
+/// A traced program (Note [Tracing]). Copying shares the (immutable) data.
+class TENFERRO_API Graph {
+ public:
+  /// An empty graph (no inputs, no outputs).
+  Graph();
+  /// Number of inputs, outputs and nodes (kernel calls).
+  int num_inputs() const noexcept;
+  int num_outputs() const noexcept;
+  int num_nodes() const noexcept;
+  /// The signature of input / output k (k in range).
+  ValueSpec input(int k) const;
+  ValueSpec output(int k) const;
+  /// A readable text form: one line per value that is not an input, StableHLO-like
+  /// ("%3 = mul %1, %2 : f64[4, 4]"), then the results.
+  std::string to_text() const;
+  /// A structural fingerprint: a hash of the ops, their attributes, every value's
+  /// shape, dtype and window, the inputs and the results; not of constant data.
+  std::uint64_t fingerprint() const noexcept;
+
+  /// Internal: the graph's data.
+  const detail::GraphData& data() const noexcept { return *data_; }
+  /// Internal: a graph over `data`.
+  explicit Graph(std::shared_ptr<const detail::GraphData> data) noexcept : data_(std::move(data)) {}
+
+ private:
+  std::shared_ptr<const detail::GraphData> data_;
+};
+
+/// A traced function: receives the trace session and one symbolic tensor per input
+/// spec, returns the results.
+using TraceFn = std::function<std::vector<Tensor>(Session& s, std::span<const Tensor> inputs)>;
+
+/// Traces `fn` on symbolic inputs of the given specs (Note [Tracing]). Errors: the
+/// typed error of the op that failed (ShapeError, DTypeError, ... naming it);
+/// UnsupportedError for an op that cannot be traced yet; ArgumentError when `fn`
+/// returns an undefined tensor or a tensor of another trace; ArgumentError for a
+/// negative extent in a spec.
+TENFERRO_API Graph trace(const TraceFn& fn, std::span<const ValueSpec> inputs);
+/// trace() with an initializer list of specs.
+inline Graph trace(const TraceFn& fn, std::initializer_list<ValueSpec> inputs) {
+  return trace(fn, std::span<const ValueSpec>(inputs.begin(), inputs.size()));
+}
+
+/// A compiled graph (Note [Compiled graphs]). Copying shares the prepared data.
+class TENFERRO_API CompiledGraph {
+ public:
+  /// Runs the graph on `s` (a CPU session): one new compact result per output.
+  /// Errors: SessionEntryError for a session that is not usable here or not on the CPU;
+  /// ArgumentError for a wrong number of inputs or an undefined one; DTypeError and
+  /// ShapeError for an input that does not match its spec; the typed error of a kernel
+  /// (out of memory: BackendError).
+  std::vector<Tensor> run(Session& s, std::span<const Tensor> inputs) const;
+  /// Runs the graph writing result k into outputs[k] (any writable layout of the
+  /// result's shape and dtype, disjoint from the inputs and from each other). Errors as
+  /// run(), and for the outputs as the ops' `_into` forms; nothing is written on error.
+  void run_into(Session& s, std::span<const Tensor> inputs, std::span<const Tensor> outputs) const;
+
+  /// The graph it was compiled from.
+  const Graph& graph() const noexcept;
+  /// Kernel calls one run makes (after dead-code elimination).
+  int num_steps() const noexcept;
+
+  /// Internal: a compiled graph over `data`.
+  explicit CompiledGraph(std::shared_ptr<const detail::CompiledData> data) noexcept : data_(std::move(data)) {}
+
+ private:
+  std::shared_ptr<const detail::CompiledData> data_;
+};
+
+/// Compiles `g` (Note [Compiled graphs]).
+TENFERRO_API CompiledGraph compile(const Graph& g);
+
+}  // namespace tenferro::graph

@@ -1,0 +1,373 @@
+// compile() and compiled execution (Note [Compiled graphs] in tenferro/graph.hpp).
+//
+// Note [Run slots]
+// A compiled graph numbers the tensors one run handles: one slot per live value (inputs,
+// constants, buffers, views) and one per step whose kernel writes a window of its
+// buffer. A run fills a slot when it is first needed (a buffer from the session's pool
+// just before its producer runs, a view from its base just before its first reader) and
+// empties it right after its last use (computed at compile time), so a buffer goes back
+// to the pool as soon as nothing reads it and the next step's allocation of its size
+// class reuses it. The slot vectors are kept in the compiled graph between runs (one per
+// concurrent run), so a steady-state run allocates nothing on the heap.
+#include <cstring>
+#include <mutex>
+
+#include "ops/kernel_table.hpp"
+#include "ops/prepare.hpp"
+#include "runtime/graph_ir.hpp"
+
+namespace tenferro::graph {
+
+namespace detail {
+
+namespace {
+
+using tenferro::detail::DotCall;
+using tenferro::detail::EwCall;
+using tenferro::detail::KernelFn;
+
+constexpr std::string_view kRun = "graph.run";
+constexpr std::string_view kRunInto = "graph.run_into";
+
+}  // namespace
+
+/// How a run fills a slot.
+struct Slot {
+  enum class Kind : std::uint8_t { input, constant, buffer, window };
+  Kind kind = Kind::buffer;
+  int input = -1;      ///< input: its position
+  Tensor constant;     ///< constant: the host tensor
+  Dims shape;          ///< buffer: compact shape
+  DType dtype = DType::f64;
+  int base = -1;       ///< window: the slot it is a window of
+  Layout window;       ///< window: over base's memory
+};
+
+/// One kernel call of a run.
+struct Step {
+  const Node* node = nullptr;
+  KernelFn fn{};
+  int out = -1;         ///< slot of the output buffer
+  int target = -1;      ///< slot the kernel writes (out, or a window of it)
+  int init = -1;        ///< slot copied into out first, or -1
+  int ins[3] = {-1, -1, -1};
+  std::uint32_t make_begin = 0, make_end = 0;  ///< window slots to make before the call (into `makes`)
+  std::uint32_t drop_begin = 0, drop_end = 0;  ///< slots to empty after it (into `drops`)
+};
+
+struct CompiledData {
+  Graph graph;
+  std::vector<Slot> slots;
+  std::vector<Step> steps;
+  std::vector<int> makes, drops;
+  std::vector<int> outputs;  ///< slot of each result
+  mutable std::mutex mu;
+  mutable std::vector<std::vector<Tensor>> spare;  ///< slot vectors of finished runs (Note [Run slots])
+};
+
+namespace {
+
+/// Slot vectors for one run, returned to the compiled graph afterwards.
+class RunSlots {
+ public:
+  explicit RunSlots(const CompiledData& c) : c_(c) {
+    {
+      std::lock_guard lock(c.mu);
+      if (!c.spare.empty()) {
+        t_ = std::move(c.spare.back());
+        c.spare.pop_back();
+      }
+    }
+    if (t_.size() != c.slots.size()) t_.assign(c.slots.size(), Tensor());
+  }
+  ~RunSlots() {
+    for (Tensor& t : t_) t = Tensor();
+    std::lock_guard lock(c_.mu);
+    try {
+      c_.spare.push_back(std::move(t_));
+    } catch (...) {  // out of memory: the vector is simply freed
+    }
+  }
+  Tensor& operator[](int k) noexcept { return t_[static_cast<std::size_t>(k)]; }
+
+ private:
+  const CompiledData& c_;
+  std::vector<Tensor> t_;
+};
+
+/// The window `w` of `base`'s memory (offsets relative to base's first element).
+Tensor make_window(const Tensor& base, const Layout& w) {
+  const Tensor b = base.dtype() == w.dtype ? base : base.real_view();
+  const auto esize = static_cast<std::int64_t>(dtype_size(w.dtype));
+  const std::int64_t off = static_cast<std::int64_t>(static_cast<const std::byte*>(base.data()) - base.block()->base) / esize + w.offset;
+  return b.as_strided_view(std::span<const std::int64_t>(w.extents.data(), static_cast<std::size_t>(w.extents.size())),
+                           std::span<const std::int64_t>(w.strides.data(), static_cast<std::size_t>(w.strides.size())), off);
+}
+
+void call(Session& s, const Step& st, RunSlots& t) {
+  const Node& n = *st.node;
+  const Tensor& out = t[st.target];
+  switch (n.kind) {
+    case NodeKind::unary:
+    case NodeKind::binary:
+    case NodeKind::ternary: {
+      auto fill = [&](auto& c, int arity) {
+        c.out = &out;
+        for (int k = 0; k < arity; ++k) {
+          if (n.ins[k] >= 0) c.tensor[k] = &t[st.ins[k]];
+          else c.scalar[k] = &n.scalars[k];
+          c.in[k] = n.in[k];
+        }
+        c.cmp = n.cmp;
+        c.contiguous = n.contiguous;
+      };
+      if (n.kind == NodeKind::unary) {
+        EwCall<1> c;
+        fill(c, 1);
+        st.fn.unary(s, c);
+      } else if (n.kind == NodeKind::binary) {
+        EwCall<2> c;
+        fill(c, 2);
+        st.fn.binary(s, c);
+      } else {
+        EwCall<3> c;
+        fill(c, 3);
+        st.fn.ternary(s, c);
+      }
+      return;
+    }
+    case NodeKind::reduce: st.fn.reduce(s, t[st.ins[0]], out, n.mask); return;
+    case NodeKind::convert: st.fn.convert(s, t[st.ins[0]], out); return;
+    case NodeKind::along_axis: st.fn.along_axis(s, t[st.ins[0]], out, n.axis); return;
+    case NodeKind::dot:
+      st.fn.dot(s, DotCall{"dot_general", &t[st.ins[0]], &t[st.ins[1]], &out, &n.sig, &n.dims, &n.alpha, &n.beta, nullptr});
+      return;
+  }
+}
+
+/// Session and inputs against the signature (typed errors naming `op`).
+void check_inputs(const CompiledData& c, Session& s, std::span<const Tensor> inputs, std::string_view op) {
+  s.check(op);
+  if (s.device() != DeviceKind::cpu)
+    throw SessionEntryError(SessionEntryKind::IncompatibleContext, op, "compiled graphs run on CPU sessions (this one is on " + std::string(device_name(s.device())) + ")");
+  const GraphData& g = c.graph.data();
+  if (inputs.size() != g.inputs.size())
+    throw ArgumentError(op, "expected " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Tensor& t = inputs[k];
+    const std::string what = "input " + std::to_string(k);
+    tenferro::detail::require_tensor_on(t, DeviceKind::cpu, op, what);
+    const Value& v = g.values[static_cast<std::size_t>(g.inputs[k])];
+    if (t.dtype() != v.dtype)
+      throw DTypeError(op, what + " has dtype " + std::string(dtype_name(t.dtype())) + ", the graph was traced for " + std::string(dtype_name(v.dtype)));
+    bool same = t.rank() == v.shape.size();
+    for (int i = 0; same && i < t.rank(); ++i) same = t.extent(i) == v.shape[i];
+    if (!same) throw ShapeError(op, what + " has shape " + t.shape().to_string() + ", the graph was traced for " + v.shape.to_string());
+  }
+}
+
+/// Runs every step; the results stay in their slots.
+void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, RunSlots& t) {
+  for (std::size_t k = 0; k < c.slots.size(); ++k) {
+    const Slot& sl = c.slots[k];
+    if (sl.kind == Slot::Kind::input) {
+      const Tensor& x = inputs[static_cast<std::size_t>(sl.input)];
+      t[static_cast<int>(k)] = x.is_contiguous() ? x : to_contiguous(s, x);  // windows were traced over a compact input
+    } else if (sl.kind == Slot::Kind::constant) {
+      t[static_cast<int>(k)] = sl.constant;
+    }
+  }
+  for (const Step& st : c.steps) {
+    const Slot& o = c.slots[static_cast<std::size_t>(st.out)];
+    t[st.out] = Tensor::empty(std::span<const std::int64_t>(o.shape.data(), static_cast<std::size_t>(o.shape.size())), o.dtype);
+    if (st.init >= 0) {
+      const Tensor& from = t[st.init];
+      std::memcpy(t[st.out].mutable_data(), from.data(), static_cast<std::size_t>(from.numel()) * dtype_size(from.dtype()));
+    }
+    for (std::uint32_t i = st.make_begin; i < st.make_end; ++i) {
+      const Slot& w = c.slots[static_cast<std::size_t>(c.makes[i])];
+      t[c.makes[i]] = make_window(t[w.base], w.window);
+    }
+    call(s, st, t);
+    for (std::uint32_t i = st.drop_begin; i < st.drop_end; ++i) t[c.drops[i]] = Tensor();
+  }
+}
+
+}  // namespace
+
+}  // namespace detail
+
+using detail::CompiledData;
+using detail::GraphData;
+using detail::Layout;
+using detail::Node;
+using detail::Slot;
+using detail::Step;
+using detail::Value;
+
+CompiledGraph compile(const Graph& graph) {
+  const GraphData& g = graph.data();
+  auto c = std::make_shared<CompiledData>();
+  c->graph = graph;
+  // Dead-code elimination: values the results depend on.
+  std::vector<char> live(g.values.size(), 0);
+  std::vector<int> stack(g.outputs.begin(), g.outputs.end());
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    if (live[static_cast<std::size_t>(v)]) continue;
+    live[static_cast<std::size_t>(v)] = 1;
+    const Value& x = g.values[static_cast<std::size_t>(v)];
+    if (x.kind == Value::Kind::view) stack.push_back(x.base);
+    if (x.kind != Value::Kind::buffer) continue;
+    const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
+    for (int k = 0; k < n.num_ins; ++k)
+      if (n.ins[k] >= 0) stack.push_back(n.ins[k]);
+    if (n.init_from >= 0) stack.push_back(n.init_from);
+  }
+  // Slots: one per live value, in value order.
+  std::vector<int> slot_of(g.values.size(), -1);
+  for (std::size_t v = 0; v < g.values.size(); ++v) {
+    if (!live[v]) continue;
+    const Value& x = g.values[v];
+    Slot sl;
+    sl.dtype = x.dtype;
+    switch (x.kind) {
+      case Value::Kind::input: sl.kind = Slot::Kind::input; sl.input = x.input; break;
+      case Value::Kind::constant: sl.kind = Slot::Kind::constant; sl.constant = x.constant; break;
+      case Value::Kind::buffer: sl.kind = Slot::Kind::buffer; sl.shape = x.shape; break;
+      case Value::Kind::view: sl.kind = Slot::Kind::window; sl.base = slot_of[static_cast<std::size_t>(x.base)]; sl.window = x.window; break;
+    }
+    slot_of[v] = static_cast<int>(c->slots.size());
+    c->slots.push_back(std::move(sl));
+  }
+  // Steps, the windows each makes, and every slot's last use.
+  std::vector<int> last_use(c->slots.size(), -1);
+  std::vector<char> made(c->slots.size(), 0);
+  std::vector<std::vector<int>> makes;
+  for (const Node& n : g.nodes) {
+    if (!live[static_cast<std::size_t>(n.out)]) continue;
+    const int i = static_cast<int>(c->steps.size());
+    Step st;
+    st.node = &n;
+    st.fn = (*tenferro::detail::kernel_table(DeviceKind::cpu))[static_cast<int>(n.op)].fn;
+    st.out = slot_of[static_cast<std::size_t>(n.out)];
+    st.init = n.init_from >= 0 ? slot_of[static_cast<std::size_t>(n.init_from)] : -1;
+    std::vector<int> mk;
+    auto use = [&](int slot) {
+      last_use[static_cast<std::size_t>(slot)] = i;
+      const Slot& sl = c->slots[static_cast<std::size_t>(slot)];
+      if (sl.kind == Slot::Kind::window) {
+        last_use[static_cast<std::size_t>(sl.base)] = i;
+        if (!made[static_cast<std::size_t>(slot)]) {
+          made[static_cast<std::size_t>(slot)] = 1;
+          mk.push_back(slot);
+        }
+      }
+    };
+    for (int k = 0; k < n.num_ins; ++k)
+      if (n.ins[k] >= 0) {
+        st.ins[k] = slot_of[static_cast<std::size_t>(n.ins[k])];
+        use(st.ins[k]);
+      }
+    if (st.init >= 0) use(st.init);
+    use(st.out);
+    const Value& ov = g.values[static_cast<std::size_t>(n.out)];
+    if (n.out_view == detail::compact_layout(ov.shape, ov.dtype)) {
+      st.target = st.out;
+    } else {  // the kernel writes a window of its buffer: a slot of its own
+      Slot w;
+      w.kind = Slot::Kind::window;
+      w.dtype = n.out_view.dtype;
+      w.base = st.out;
+      w.window = n.out_view;
+      st.target = static_cast<int>(c->slots.size());
+      c->slots.push_back(std::move(w));
+      last_use.push_back(i);
+      made.push_back(1);
+      mk.push_back(st.target);
+    }
+    makes.push_back(std::move(mk));
+    c->steps.push_back(st);
+  }
+  for (int v : g.outputs) {
+    c->outputs.push_back(slot_of[static_cast<std::size_t>(v)]);
+    int s = slot_of[static_cast<std::size_t>(v)];
+    last_use[static_cast<std::size_t>(s)] = static_cast<int>(c->steps.size());  // kept to the end
+    if (c->slots[static_cast<std::size_t>(s)].kind == Slot::Kind::window)  // made by make_result_windows when no step did
+      last_use[static_cast<std::size_t>(c->slots[static_cast<std::size_t>(s)].base)] = static_cast<int>(c->steps.size());
+  }
+  // Flatten the per-step lists.
+  std::vector<std::vector<int>> drops(c->steps.size());
+  for (std::size_t sl = 0; sl < c->slots.size(); ++sl) {
+    const int u = last_use[sl];
+    const Slot::Kind k = c->slots[sl].kind;
+    if (u >= 0 && u < static_cast<int>(c->steps.size()) && k != Slot::Kind::constant) drops[static_cast<std::size_t>(u)].push_back(static_cast<int>(sl));
+  }
+  for (std::size_t i = 0; i < c->steps.size(); ++i) {
+    Step& st = c->steps[i];
+    st.make_begin = static_cast<std::uint32_t>(c->makes.size());
+    c->makes.insert(c->makes.end(), makes[i].begin(), makes[i].end());
+    st.make_end = static_cast<std::uint32_t>(c->makes.size());
+    st.drop_begin = static_cast<std::uint32_t>(c->drops.size());
+    c->drops.insert(c->drops.end(), drops[i].begin(), drops[i].end());
+    st.drop_end = static_cast<std::uint32_t>(c->drops.size());
+  }
+  return CompiledGraph(std::move(c));
+}
+
+namespace {
+
+/// Windows the results read that no step made (a result that is a view of an input).
+void make_result_windows(const CompiledData& c, detail::RunSlots& t) {
+  for (int s : c.outputs) {
+    const Slot& sl = c.slots[static_cast<std::size_t>(s)];
+    if (sl.kind == Slot::Kind::window && !t[s].defined()) t[s] = detail::make_window(t[sl.base], sl.window);
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> CompiledGraph::run(Session& s, std::span<const Tensor> inputs) const {
+  const CompiledData& c = *data_;
+  detail::check_inputs(c, s, inputs, detail::kRun);
+  detail::RunSlots t(c);
+  detail::execute(c, s, inputs, t);
+  make_result_windows(c, t);
+  std::vector<Tensor> out;
+  out.reserve(c.outputs.size());
+  for (int k : c.outputs) {
+    const Slot::Kind kind = c.slots[static_cast<std::size_t>(k)].kind;
+    // A buffer is the run's own; an input, a constant or a window is copied.
+    if (kind == Slot::Kind::buffer) {
+      out.push_back(t[k]);
+    } else {
+      out.push_back(Tensor::empty(t[k].shape().span(), t[k].dtype()));
+      copy_into(s, t[k], out.back());
+    }
+  }
+  return out;
+}
+
+void CompiledGraph::run_into(Session& s, std::span<const Tensor> inputs, std::span<const Tensor> outputs) const {
+  const CompiledData& c = *data_;
+  detail::check_inputs(c, s, inputs, detail::kRunInto);
+  const GraphData& g = c.graph.data();
+  if (outputs.size() != g.outputs.size())
+    throw ArgumentError(detail::kRunInto, "expected " + std::to_string(g.outputs.size()) + " outputs, got " + std::to_string(outputs.size()));
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    const Value& v = g.values[static_cast<std::size_t>(g.outputs[k])];
+    tenferro::detail::require_output(outputs[k], detail::kRunInto, v.dtype, v.shape.span(), DeviceKind::cpu);
+    for (const Tensor& x : inputs) tenferro::detail::check_overlap(outputs[k], x, detail::kRunInto, false);
+    for (std::size_t j = 0; j < k; ++j) tenferro::detail::check_overlap(outputs[k], outputs[j], detail::kRunInto, false);
+  }
+  detail::RunSlots t(c);
+  detail::execute(c, s, inputs, t);
+  make_result_windows(c, t);
+  for (std::size_t k = 0; k < outputs.size(); ++k) copy_into(s, t[c.outputs[k]], outputs[k]);
+}
+
+const Graph& CompiledGraph::graph() const noexcept { return data_->graph; }
+int CompiledGraph::num_steps() const noexcept { return static_cast<int>(data_->steps.size()); }
+
+}  // namespace tenferro::graph

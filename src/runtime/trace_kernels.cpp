@@ -1,0 +1,135 @@
+// The trace device's kernel table: every kernel records its call as a graph node
+// (Note [Tracing] in tenferro/graph.hpp, Note [Graph IR] in graph_ir.hpp).
+#include <complex>
+#include <utility>
+
+#include "ops/contraction.hpp"
+#include "ops/kernel_table.hpp"
+#include "runtime/trace.hpp"
+
+namespace tenferro::detail {
+
+namespace {
+
+using graph::detail::Node;
+using graph::detail::NodeKind;
+
+template <OpId op, int N> void trace_ew(const Session& s, const EwCall<N>& c) {
+  TraceRecorder& r = recorder(s);
+  int ins[N];
+  for (int k = 0; k < N; ++k) ins[k] = c.tensor[k] ? r.operand(*c.tensor[k], op_name(op)) : -1;
+  constexpr NodeKind kind = N == 1 ? NodeKind::unary : N == 2 ? NodeKind::binary : NodeKind::ternary;
+  Node& n = r.write(op, kind, *c.out);
+  n.num_ins = N;
+  for (int k = 0; k < N; ++k) {
+    n.ins[k] = ins[k];
+    if (!c.tensor[k]) n.scalars[k] = *c.scalar[k];
+    n.in[k] = c.in[k];
+  }
+  n.cmp = c.cmp;
+  n.contiguous = c.contiguous;
+}
+
+template <OpId op> void trace_reduce(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
+  TraceRecorder& r = recorder(s);
+  const int in = r.operand(x, op_name(op));
+  Node& n = r.write(op, NodeKind::reduce, out);
+  n.ins[0] = in;
+  n.num_ins = 1;
+  n.mask = mask;
+}
+
+template <OpId op> void trace_convert(Session& s, const Tensor& x, const Tensor& out) {
+  TraceRecorder& r = recorder(s);
+  const int in = r.operand(x, op_name(op));
+  Node& n = r.write(op, NodeKind::convert, out);
+  n.ins[0] = in;
+  n.num_ins = 1;
+}
+
+template <OpId op> void trace_axis(const Session& s, const Tensor& x, const Tensor& out, int axis) {
+  TraceRecorder& r = recorder(s);
+  const int in = r.operand(x, op_name(op));
+  Node& n = r.write(op, NodeKind::along_axis, out);
+  n.ins[0] = in;
+  n.num_ins = 1;
+  n.axis = axis;
+}
+
+void trace_dot(Session& s, const DotCall& c) {
+  TraceRecorder& r = recorder(s);
+  const int lhs = r.operand(*c.lhs, c.op);
+  const int rhs = r.operand(*c.rhs, c.op);
+  DotSignature sig;
+  if (c.sig)
+    sig = *c.sig;
+  else
+    matrix_form_signature(*c.matrix, sig);
+  const bool reads_out = c.beta->to<std::complex<double>>() != std::complex<double>(0.0);
+  Node& n = r.write(OpId::dot_general, NodeKind::dot, *c.out, reads_out);
+  n.ins[0] = lhs;
+  n.ins[1] = rhs;
+  n.num_ins = 2;
+  n.sig = sig;
+  // The axis groups as DotDims (normalized), for the text form and for replay.
+  for (int i = 0; i < sig.nk; ++i) {
+    n.dims.lhs_contracting.push_back(sig.lhs_contracting[i]);
+    n.dims.rhs_contracting.push_back(sig.rhs_contracting[i]);
+  }
+  for (int i = 0; i < sig.nb; ++i) {
+    n.dims.lhs_batch.push_back(sig.lhs_batch[i]);
+    n.dims.rhs_batch.push_back(sig.rhs_batch[i]);
+  }
+  n.dims.conj_lhs = sig.conj_lhs;
+  n.dims.conj_rhs = sig.conj_rhs;
+  n.alpha = *c.alpha;
+  n.beta = *c.beta;
+}
+
+constexpr bool copies_through_convert(OpId op) noexcept {
+  switch (op) {
+    case OpId::convert: case OpId::cast: case OpId::copy: case OpId::reshape: case OpId::transpose: case OpId::broadcast_in_dim:
+    case OpId::extract_diagonal: case OpId::reverse: case OpId::concatenate: case OpId::stack: case OpId::slice:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// The trace entry of op I: a recording kernel over the dtypes the CPU kernel handles
+/// (so tracing refuses what running would), or a stub.
+template <int I> KernelEntry entry_for() {
+  constexpr OpId op = static_cast<OpId>(I);
+  constexpr OpFamily family = op_info(op).family;
+  KernelEntry e{KernelEntry::Kind::kernel, kCpuKernelTable[I].dtypes, {}};
+  if constexpr (family == OpFamily::elementwise || family == OpFamily::analytic) {
+    constexpr int n = op_info(op).inputs;
+    if constexpr (n == 1) e.fn.unary = &trace_ew<op, 1>;
+    else if constexpr (n == 2) e.fn.binary = &trace_ew<op, 2>;
+    else e.fn.ternary = &trace_ew<op, 3>;
+  } else if constexpr (family == OpFamily::reduction || op == OpId::norm_squared) {
+    e.fn.reduce = &trace_reduce<op>;
+  } else if constexpr (copies_through_convert(op)) {
+    e.fn.convert = &trace_convert<op>;
+  } else if constexpr (family == OpFamily::along_axis) {
+    e.fn.along_axis = &trace_axis<op>;
+  } else if constexpr (op == OpId::dot_general) {
+    e.fn.dot = &trace_dot;
+  } else if constexpr (op == OpId::einsum) {
+    // capability only: einsum runs on the contraction and elementwise ops.
+  } else {
+    e = stub_entry();
+  }
+  return e;
+}
+
+template <std::size_t... I> KernelTable make_trace_table(std::index_sequence<I...>) { return KernelTable{entry_for<static_cast<int>(I)>()...}; }
+
+}  // namespace
+
+const KernelTable* trace_kernel_table() noexcept {
+  static const KernelTable t = make_trace_table(std::make_index_sequence<static_cast<std::size_t>(kNumOps)>());
+  return &t;
+}
+
+}  // namespace tenferro::detail

@@ -1,0 +1,370 @@
+// Traced graphs (tenferro/graph.hpp): tracing records the kernel calls with the front
+// ends' inferred shapes and executes nothing; compiled runs equal the direct ops on
+// every dtype and input layout, on random programs, and with einsum inside; errors are
+// the ops' typed errors at trace time and typed signature errors at run time, with
+// nothing written; a held session's steady-state run_into allocates nothing.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <random>
+
+#include "support/alloc_counter.hpp"
+#include "support/expect_error.hpp"
+#include "support/test_util.hpp"
+#include "tenferro/tenferro.hpp"
+
+namespace {
+
+using namespace tenferro;
+using tenferro::testing::expect_error;
+using tenferro::testing::random_layout;
+using tenferro::testing::random_tensor;
+using tenferro::testing::value_at;
+namespace tg = tenferro::graph;
+using Fn = tg::TraceFn;
+
+CpuBackend& backend() {
+  static CpuBackend b([] {
+    CpuBackendOptions o;
+    o.num_threads = 1;
+    return o;
+  }());
+  return b;
+}
+
+void expect_close(const Tensor& got, const Tensor& want, double tol) {
+  ASSERT_EQ(got.dtype(), want.dtype());
+  ASSERT_EQ(got.shape(), want.shape());
+  tenferro::testing::for_each_index(want.shape(), [&](const Dims& i) {
+    const std::complex<double> a = value_at(got, i), b = value_at(want, i);
+    EXPECT_LE(std::abs(a - b), tol * (1 + std::abs(b))) << "at " << i.to_string() << ": " << a << " vs " << b;
+  });
+}
+
+/// f on the inputs, or on compact copies of them (for an f that writes into its inputs).
+std::vector<Tensor> run_direct(const Fn& f, std::span<const Tensor> in, bool copy_inputs = false) {
+  HeldSession s = backend().open_session();
+  if (!copy_inputs) return f(s, in);
+  std::vector<Tensor> copies;
+  for (const Tensor& t : in) {
+    copies.push_back(Tensor::empty(t.shape().span(), t.dtype()));
+    copy_into(s, t, copies.back());
+  }
+  return f(s, copies);
+}
+
+std::vector<Tensor> run_compiled(const Fn& f, std::span<const Tensor> in) {
+  std::vector<tg::ValueSpec> specs;
+  for (const Tensor& t : in) specs.push_back({t.shape(), t.dtype()});
+  const tg::CompiledGraph c = tg::compile(tg::trace(f, specs));
+  HeldSession s = backend().open_session();
+  return c.run(s, in);
+}
+
+void expect_same(const Fn& f, std::span<const Tensor> in, double tol, bool copy_inputs = false) {
+  const std::vector<Tensor> want = run_direct(f, in, copy_inputs);
+  const std::vector<Tensor> got = run_compiled(f, in);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    SCOPED_TRACE("result " + std::to_string(k));
+    expect_close(got[k], want[k], tol);
+  }
+}
+
+double tol_for(DType d) { return d == DType::f32 || d == DType::c64 ? 2e-5 : 1e-12; }
+
+// ---------------------------------------------------------------- tracing
+
+TEST(GraphTrace, RecordsKernelCallsWithInferredShapesAndExecutesNothing) {
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    EXPECT_EQ(s.device(), DeviceKind::trace);
+    const Tensor y = tanh(s, add(s, mul(s, in[0], in[1]), 1.0));
+    return {sum(s, y, std::vector<std::int64_t>{0})};
+  };
+  const tg::Graph g = tg::trace(f, {{Shape{3, 4}, DType::f64}, {Shape{3, 4}, DType::f64}});
+  EXPECT_EQ(g.num_inputs(), 2);
+  EXPECT_EQ(g.num_outputs(), 1);
+  EXPECT_EQ(g.num_nodes(), 4);
+  EXPECT_EQ(g.output(0).shape, (Shape{4}));
+  EXPECT_EQ(g.output(0).dtype, DType::f64);
+  EXPECT_EQ(g.to_text(),
+            "graph(%0: f64[3, 4], %1: f64[3, 4]) {\n"
+            "  %2 = mul %0, %1 : f64[3, 4]\n"
+            "  %3 = add %2, 1.0 : f64[3, 4]\n"
+            "  %4 = tanh %3 : f64[3, 4]\n"
+            "  %5 = sum %4 {axes = [0]} : f64[4]\n"
+            "  return %5\n"
+            "}\n");
+}
+
+TEST(GraphTrace, ViewsBecomeWindowsAndPromotionsBecomeCasts) {
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    return {mul(s, in[0].transpose_view(), in[1])};
+  };
+  const tg::Graph g = tg::trace(f, {{Shape{2, 3}, DType::f32}, {Shape{3, 2}, DType::f64}});
+  const std::string text = g.to_text();
+  EXPECT_THAT(text, ::testing::HasSubstr("view %0 {offset = 0, strides = [2, 1]} : f32[3, 2]"));
+  EXPECT_THAT(text, ::testing::HasSubstr("cast"));
+  EXPECT_EQ(g.output(0).dtype, DType::f64);
+}
+
+TEST(GraphTrace, FingerprintIsStructural) {
+  auto traced = [](double c, const Shape& shape, const Tensor& k) {
+    const Fn f = [=](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {add(s, mul(s, in[0], c), k)}; };
+    return tg::trace(f, {{shape, DType::f64}});
+  };
+  std::mt19937_64 rng(1);
+  const Tensor k1 = random_tensor(rng, Shape{2, 2}, DType::f64), k2 = random_tensor(rng, Shape{2, 2}, DType::f64);
+  const std::uint64_t base = traced(2.0, Shape{2, 2}, k1).fingerprint();
+  EXPECT_EQ(base, traced(2.0, Shape{2, 2}, k1).fingerprint());
+  EXPECT_EQ(base, traced(2.0, Shape{2, 2}, k2).fingerprint()) << "constant data is not part of the fingerprint";
+  EXPECT_NE(base, traced(3.0, Shape{2, 2}, k1).fingerprint()) << "scalar attributes are";
+  EXPECT_NE(base, traced(2.0, Shape{2, 1}, k1).fingerprint()) << "shapes are";
+}
+
+TEST(GraphTrace, ErrorsAreTheOpsTypedErrors) {
+  const std::vector<tg::ValueSpec> specs = {{Shape{2, 3}, DType::f64}, {Shape{4}, DType::f64}};
+  expect_error<ShapeError>([&] { tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {mul(s, in[0], in[1])}; }, specs); },
+                           "mul");
+  expect_error<UnsupportedError>(
+      [&] { tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {svd(s, in[0]).S}; }, specs); }, "svd");
+  expect_error<UnsupportedError>(
+      [&] {
+        tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {div(s, in[0], in[0])}; },
+                  {{Shape{2}, DType::i64}});
+      },
+      "div");  // the divisor's data would be checked: not traceable (a zero scalar is refused at trace time)
+  expect_error<NumericalError>(
+      [&] {
+        tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {div(s, in[0], std::int64_t{0})}; },
+                  {{Shape{2}, DType::i64}});
+      },
+      "div");
+  const Tensor host = Tensor::zeros({2, 3}, DType::f64);
+  std::string msg = expect_error<SessionEntryError>(
+      [&] {
+        tg::trace([&](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+          add_into(s, in[0], 1.0, host);
+          return {};
+        }, specs);
+      },
+      "add");
+  EXPECT_THAT(msg, ::testing::HasSubstr("host tensor"));
+  expect_error<ArgumentError>([&] { tg::trace([](Session&, std::span<const Tensor>) -> std::vector<Tensor> { return {Tensor()}; }, specs); },
+                              "trace");
+  expect_error<ArgumentError>([&] { tg::trace([](Session&, std::span<const Tensor>) -> std::vector<Tensor> { return {}; }, {{Shape{-1}, DType::f64}}); },
+                              "trace");
+}
+
+TEST(GraphTrace, TheThreadsOwnSessionIsUnusableWhileTracing) {
+  HeldSession outer = backend().open_session();
+  const Tensor x = Tensor::ones({2}, DType::f64);
+  const tg::Graph g = tg::trace([&](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    tenferro::testing::expect_session_error([&] { (void)neg(outer, x); }, SessionEntryKind::Poisoned);
+    tenferro::testing::expect_session_error([&] { (void)backend().open_session(); }, SessionEntryKind::Reentered);
+    return {neg(s, in[0])};
+  }, {{Shape{2}, DType::f64}});
+  // Usable again afterwards, and the graph runs in it.
+  const std::vector<Tensor> r = tg::compile(g).run(outer, std::vector<Tensor>{x});
+  EXPECT_EQ(r[0].item<double>({1}), -1.0);
+}
+
+TEST(GraphTrace, ReadsOfAnotherTracesTensorAreRefused) {
+  Tensor leaked;
+  tg::trace([&](Session&, std::span<const Tensor> in) -> std::vector<Tensor> {
+    leaked = in[0];
+    return {in[0]};
+  }, {{Shape{2}, DType::f64}});
+  expect_error<ArgumentError>(
+      [&] { tg::trace([&](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {add(s, in[0], leaked)}; }, {{Shape{2}, DType::f64}}); },
+      "add");
+}
+
+// ---------------------------------------------------------------- compiled runs
+
+/// A program over every traceable family: elementwise with scalars and broadcasting,
+/// analytic, conversion, reductions, views, structural copies, a scan and dot_general.
+std::vector<Tensor> mixed_program(Session& s, std::span<const Tensor> in) {
+  const Tensor& x = in[0];  // [3, 4]
+  const Tensor& y = in[1];  // [4]
+  const Tensor z = sub(s, exp(s, mul(s, x, 0.25)), x);
+  const Tensor b = mul(s, z, y.reshape_view({1, 4}));  // broadcast along axis 0
+  const Tensor r = sum(s, mul(s, b, conj(s, x)), std::vector<std::int64_t>{1});
+  const Tensor t = transpose(s, b, std::vector<std::int64_t>{1, 0});  // [4, 3]
+  DotDims d;
+  d.lhs_contracting = {1};
+  d.rhs_contracting = {0};
+  const Tensor m = dot_general(s, x, t, d);  // [3, 3]
+  const Tensor c = cumsum(s, m, 0);
+  const Tensor sl = add(s, c.slice_view(1, 0, 3, 2), 1.0);  // a strided window
+  return {r, c, sl, maximum(s, real(s, m), 0.0)};
+}
+
+TEST(GraphCompile, EqualsTheDirectOpsOverDTypesAndInputLayouts) {
+  for (DType d : tenferro::testing::kInexactDTypes)
+    for (auto layout : tenferro::testing::kAllLayouts) {
+      SCOPED_TRACE(std::string(dtype_name(d)) + " " + tenferro::testing::layout_name(layout));
+      std::mt19937_64 rng(7);
+      const std::vector<Tensor> in = {random_layout(rng, Shape{3, 4}, d, layout, -1, 1), random_layout(rng, Shape{4}, d, layout, -1, 1)};
+      expect_same(mixed_program, in, tol_for(d));
+    }
+}
+
+TEST(GraphCompile, InPlaceWritesAreFunctional) {
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    const Tensor& x = in[0];
+    Tensor y = mul(s, x, 2.0);
+    mul_into(s, y, 3.0, y);        // a second version of y's block
+    add_into(s, x, 1.0, x);        // written into the input's block: the caller's input is not
+    const Tensor part = y.slice_view(0, 0, 2);
+    neg_into(s, part, part);       // a partial write: the rest of y is kept
+    return {y, x};
+  };
+  const Tensor x = Tensor::from_data<double>({3}, {1.0, 2.0, 3.0});
+  expect_same(f, std::vector<Tensor>{x}, 0, /*copy_inputs=*/true);
+  const std::vector<Tensor> r = run_compiled(f, std::vector<Tensor>{x});
+  EXPECT_EQ(x.item<double>({0}), 1.0) << "the run wrote into its input";
+  EXPECT_EQ(r[0].item<double>({0}), -6.0);
+  EXPECT_EQ(r[0].item<double>({2}), 18.0);
+  EXPECT_EQ(r[1].item<double>({2}), 4.0);
+}
+
+TEST(GraphCompile, ConstantsAreHeldByTheGraph) {
+  std::mt19937_64 rng(3);
+  Tensor k = random_tensor(rng, Shape{2, 2}, DType::f64);
+  const Tensor k_t = k.transpose_view();
+  const Fn f = [&](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    return {add(s, mul(s, in[0], k_t), Tensor::ones({2, 2}, DType::f64))};
+  };
+  const tg::CompiledGraph c = tg::compile(tg::trace(f, {{Shape{2, 2}, DType::f64}}));
+  const Tensor x = random_tensor(rng, Shape{2, 2}, DType::f64);
+  HeldSession s = backend().open_session();
+  const Tensor want = add(s, mul(s, x, k_t), 1.0);
+  expect_close(c.run(s, std::vector<Tensor>{x})[0], want, 1e-15);
+}
+
+TEST(GraphCompile, EinsumRecordsItsPairwiseSteps) {
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    return {einsum(s, "ij,jk,kl->li", in), einsum(s, "ii->", in.subspan(0, 1)), einsum(s, "ij,ij->ij", in.subspan(1, 2))};
+  };
+  std::mt19937_64 rng(5);
+  for (DType d : {DType::f64, DType::c128}) {
+    const std::vector<Tensor> in = {random_tensor(rng, Shape{4, 4}, d), random_tensor(rng, Shape{4, 4}, d), random_tensor(rng, Shape{4, 4}, d)};
+    expect_same(f, in, 1e-12);
+  }
+  const tg::Graph g = tg::trace(f, {{Shape{4, 4}, DType::f64}, {Shape{4, 4}, DType::f64}, {Shape{4, 4}, DType::f64}});
+  EXPECT_THAT(g.to_text(), ::testing::HasSubstr("dot_general"));
+}
+
+/// A random program of `steps` ops over a pool of [n, n] values (deterministic in seed).
+Fn random_program(std::uint64_t seed, int steps) {
+  return [=](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    std::mt19937_64 rng(seed);
+    std::vector<Tensor> pool(in.begin(), in.end());
+    auto pick = [&]() -> const Tensor& { return pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(rng)]; };
+    DotDims mm;
+    mm.lhs_contracting = {1};
+    mm.rhs_contracting = {0};
+    for (int i = 0; i < steps; ++i) {
+      const Tensor& a = pick();
+      const Tensor& b = pick();
+      switch (std::uniform_int_distribution<int>(0, 11)(rng)) {
+        case 0: pool.push_back(add(s, a, b)); break;
+        case 1: pool.push_back(mul(s, a, b)); break;
+        case 2: pool.push_back(sub(s, a, 0.5)); break;
+        case 3: pool.push_back(tanh(s, a)); break;
+        case 4: pool.push_back(sin(s, mul(s, a, b.transpose_view()))); break;
+        case 5: pool.push_back(dot_general(s, a, b, mm)); break;
+        case 6: pool.push_back(mul(s, a, sum(s, b, std::vector<std::int64_t>{0}, true))); break;
+        case 7: pool.push_back(transpose(s, a, std::vector<std::int64_t>{1, 0})); break;
+        case 8: pool.push_back(reshape(s, reshape(s, a, {a.numel()}), {a.extent(0), a.extent(1)})); break;
+        case 9: {  // axis 0 reversed
+          const std::int64_t n = b.extent(0);
+          pool.push_back(maximum(s, a, b.as_strided_view(std::vector<std::int64_t>{n, n}, std::vector<std::int64_t>{-b.stride(0), b.stride(1)}, b.offset() + (n - 1) * b.stride(0))));
+          break;
+        }
+        case 10: pool.push_back(mul(s, exp(s, mul(s, a, -0.1)), 1.5)); break;
+        default: pool.push_back(sub(s, a, max(s, b, std::vector<std::int64_t>{1}, true))); break;
+      }
+    }
+    // Two results: the last value and a reduction of an earlier one; the rest is dead.
+    return {pool.back(), sum(s, pool[pool.size() / 2])};
+  };
+}
+
+TEST(GraphCompile, RandomProgramsEqualTheDirectOps) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed * 977);
+    const std::vector<Tensor> in = {random_tensor(rng, Shape{5, 5}, DType::f64, -1, 1), random_tensor(rng, Shape{5, 5}, DType::f64, -1, 1)};
+    expect_same(random_program(seed, 24), in, 1e-12);
+  }
+}
+
+TEST(GraphCompile, DeadNodesAreDropped) {
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    (void)exp(s, in[0]);  // nobody reads it
+    return {neg(s, in[0])};
+  };
+  const tg::CompiledGraph c = tg::compile(tg::trace(f, {{Shape{3}, DType::f64}}));
+  EXPECT_EQ(c.graph().num_nodes(), 2);
+  EXPECT_EQ(c.num_steps(), 1);
+}
+
+TEST(GraphCompile, ResultsThatAreInputsOrViewsAreFreshTensors) {
+  const Fn f = [](Session&, std::span<const Tensor> in) -> std::vector<Tensor> { return {in[0], in[0].transpose_view()}; };
+  const Tensor x = Tensor::from_data<double>({2, 2}, {1.0, 2.0, 3.0, 4.0});
+  const std::vector<Tensor> r = run_compiled(f, std::vector<Tensor>{x});
+  EXPECT_FALSE(r[0].shares_storage(x));
+  EXPECT_EQ(r[1].item<double>({0, 1}), 2.0);
+}
+
+TEST(GraphCompile, InputsAndOutputsAreCheckedBeforeAnythingRuns) {
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {add(s, in[0], in[1])}; };
+  const tg::CompiledGraph c = tg::compile(tg::trace(f, {{Shape{2, 2}, DType::f64}, {Shape{2, 2}, DType::f64}}));
+  HeldSession s = backend().open_session();
+  const Tensor a = Tensor::ones({2, 2}, DType::f64);
+  expect_error<ArgumentError>([&] { c.run(s, std::vector<Tensor>{a}); }, "graph.run");
+  expect_error<ArgumentError>([&] { c.run(s, std::vector<Tensor>{a, Tensor()}); }, "graph.run");
+  expect_error<DTypeError>([&] { c.run(s, std::vector<Tensor>{a, Tensor::ones({2, 2}, DType::f32)}); }, "graph.run");
+  expect_error<ShapeError>([&] { c.run(s, std::vector<Tensor>{a, Tensor::ones({2, 3}, DType::f64)}); }, "graph.run");
+  const Tensor sentinel = Tensor::full({2, 2}, 7.0, DType::f64);
+  const std::vector<Tensor> in = {a, a};
+  expect_error<ShapeError>([&] { c.run_into(s, in, std::vector<Tensor>{Tensor::zeros({3}, DType::f64)}); }, "graph.run_into");
+  expect_error<ArgumentError>([&] { c.run_into(s, in, std::vector<Tensor>{sentinel, sentinel}); }, "graph.run_into");
+  expect_error<ArgumentError>([&] { c.run_into(s, in, std::vector<Tensor>{a}); }, "graph.run_into");
+  EXPECT_EQ(sentinel.item<double>({1, 1}), 7.0);
+  EXPECT_EQ(a.item<double>({1, 1}), 1.0);
+  const Tensor out = Tensor::zeros({2, 2}, DType::f64);
+  c.run_into(s, in, std::vector<Tensor>{out.transpose_view()});
+  EXPECT_EQ(out.item<double>({1, 0}), 2.0);
+}
+
+TEST(GraphCompile, SteadyStateRunIntoAllocatesNothing) {
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    Tensor y = in[0];
+    for (int i = 0; i < 8; ++i) y = tanh(s, add(s, mul(s, y, in[1]), 0.1));
+    DotDims d;
+    d.lhs_contracting = {1};
+    d.rhs_contracting = {0};
+    return {dot_general(s, y, in[1], d), sum(s, y)};
+  };
+  const tg::CompiledGraph c = tg::compile(tg::trace(f, {{Shape{4, 4}, DType::f64}, {Shape{4, 4}, DType::f64}}));
+  std::mt19937_64 rng(9);
+  const std::vector<Tensor> in = {random_tensor(rng, Shape{4, 4}, DType::f64), random_tensor(rng, Shape{4, 4}, DType::f64)};
+  const std::vector<Tensor> out = {Tensor::zeros({4, 4}, DType::f64), Tensor::zeros({}, DType::f64)};
+  HeldSession s = backend().open_session();
+  c.run_into(s, in, out);  // warm-up: pool blocks, plan caches, the slot vector
+  namespace alloc = tenferro::testing::alloc;
+  alloc::news = 0;
+  alloc::counting = true;
+  for (int i = 0; i < 10; ++i) c.run_into(s, in, out);
+  alloc::counting = false;
+  EXPECT_EQ(alloc::news.load(), 0);
+  const std::vector<Tensor> want = f(s, in);
+  expect_close(out[0], want[0], 1e-13);
+  expect_close(out[1], want[1], 1e-13);
+}
+
+}  // namespace
