@@ -16,10 +16,14 @@
 /// - Einsum records its planned pairwise steps (it runs on the contraction and
 ///   elementwise ops); views (transpose_view, slice_view, ...) record nothing by
 ///   themselves: an op reading a view records the window.
-/// - Ops whose kernels are not traceable yet (linalg, FFT, indexing, vdot, axpby,
-///   tril/triu, iota, pad, embed_diagonal), and checks that read data (integer div/rem
-///   by zero, exact conversion), throw UnsupportedError naming the op. Writing into a
-///   host tensor while tracing throws SessionEntryError (IncompatibleContext).
+/// - Traceable: the elementwise, analytic, conversion, reduction and along-axis
+///   families, the structural copies (transpose, broadcast_in_dim, reverse, slice,
+///   extract_diagonal, concatenate, stack, pad, embed_diagonal), norm_squared,
+///   dot_general and matmul, einsum. Ops whose kernels are not traceable yet (linalg,
+///   FFT, gather/scatter and the other indexing kernels, vdot, axpby, tril/triu, iota,
+///   grouped_gemm), and checks that read data (integer div/rem by a tensor, exact
+///   conversion), throw UnsupportedError naming the op. Writing into a host tensor
+///   while tracing throws SessionEntryError (IncompatibleContext).
 /// - The calling thread may be inside a session or not. While `fn` runs, the thread's
 ///   own session is not usable (its ops would execute): SessionEntryError (Poisoned).
 ///
@@ -102,6 +106,25 @@ TENFERRO_API Graph trace(const TraceFn& fn, std::span<const ValueSpec> inputs);
 inline Graph trace(const TraceFn& fn, std::initializer_list<ValueSpec> inputs) {
   return trace(fn, std::span<const ValueSpec>(inputs.begin(), inputs.size()));
 }
+
+// Note [Graph transforms] (src/runtime/interpret.cpp): a transform traces a new graph
+// that replays the old one through eager AD on a trace session, so it uses the same
+// JVP/VJP rules as eager AD and composes to any order (jvp(grad(g)): Hessian-vector
+// products; grad(grad(...)) of scalar functions). Integer and bool inputs are constants
+// (zero cotangents and no tangents). Errors: UnsupportedAdRule naming the op for an op
+// without a rule, a window no chain of structural ops describes ("graph.view"), or a
+// kernel that wrote part of its buffer; the trace errors of the rules' ops.
+
+/// The vector-Jacobian product: a graph of (g's inputs..., one cotangent per result) →
+/// (g's results..., one cotangent per input, zeros where no result depends on it).
+TENFERRO_API Graph vjp(const Graph& g);
+/// The Jacobian-vector product: (g's inputs..., one tangent per input) → (g's
+/// results..., one tangent per result).
+TENFERRO_API Graph jvp(const Graph& g);
+/// The gradient of g's one real scalar result: (g's inputs...) → (one gradient per
+/// input). ArgumentError unless g has one result, ShapeError unless it is one real
+/// float element.
+TENFERRO_API Graph grad(const Graph& g);
 
 /// A compiled graph (Note [Compiled graphs]). Copying shares the prepared data.
 class TENFERRO_API CompiledGraph {

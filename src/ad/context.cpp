@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "ad/emit.hpp"
 #include "ad/tape.hpp"
 #include "core/error_context.hpp"
 #include "tenferro/structural.hpp"
@@ -58,10 +59,7 @@ Tensor add_maybe(Session& s, const Tensor& a, const Tensor& b) {
   return tenferro::add(s, a, b);
 }
 Tensor conj_if_complex(Session& s, const Tensor& x) { return is_complex(x.dtype()) ? tenferro::conj(s, x) : x; }
-Tensor zeros_like(Session& s, const Tensor& x) {
-  (void)s;
-  return Tensor::zeros(x.shape().span(), x.dtype());
-}
+Tensor zeros_like(Session& s, const Tensor& x) { return zeros_on(s, x.shape().span(), x.dtype()); }
 Tensor or_zeros(Session& s, const Tensor& t, const Tensor& like) { return t.defined() ? t : zeros_like(s, like); }
 
 Tensor unbroadcast(Session& s, const Tensor& g, const Shape& shape) {

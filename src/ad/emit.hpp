@@ -17,9 +17,13 @@ namespace tenferro::ad::detail {
 //   filled_like(x, g)     ≡  broadcast_in_dim(g, x.shape, {})   (g one element)
 
 /// g ← g·c in place (g compact, writable, inexact, exclusively owned by the caller;
-/// c's dtype promotes into g's).
-void scale_in_place(const Tensor& g, const Scalar& c);
+/// c's dtype promotes into g's). On a session of another device (a trace): mul_into.
+void scale_in_place(Session& s, const Tensor& g, const Scalar& c);
 /// A fresh compact tensor of x's shape and g's dtype, every element g's single value.
-Tensor filled_like(const Tensor& x, const Tensor& g);
+/// On a session of another device (a trace): broadcast_in_dim.
+Tensor filled_like(Session& s, const Tensor& x, const Tensor& g);
+/// Zeros of `shape` and `dtype` on the session's device (a traced broadcast of a host
+/// zero on a trace session).
+Tensor zeros_on(Session& s, std::span<const std::int64_t> shape, DType dtype);
 
 }  // namespace tenferro::ad::detail

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ad/emit.hpp"
 #include "ad/tape.hpp"
 
 namespace tenferro::ad {
@@ -172,7 +173,7 @@ Tensor einsum_cotangent(Session& s, const Node& n, const Tensor& g, int i) {
   Tensor part = T::einsum(s, ops, labels, std::span<const std::int64_t>(avail));
   if (avail.size() == li.size()) return part;  // no repeated or lone labels: U_i == L_i
   const Tensor& x = n.input(i);
-  Tensor full = Tensor::zeros(x.shape().span(), part.dtype());
+  Tensor full = detail::zeros_on(s, x.shape().span(), part.dtype());
   Dims ushape, dst_strides, src_strides;
   for (std::int64_t l : uniq) {
     std::int64_t st = 0, ext = 0;

@@ -71,7 +71,7 @@ Grad times(Session& s, const Node& n, const Tensor& g, const Operand& other, boo
     if (other.is_tensor()) {
       T::mul_into(s, g, other, g);
     } else {
-      detail::scale_in_place(g, other.scalar());  // Note [Eager emitter]
+      detail::scale_in_place(s, g, other.scalar());  // Note [Eager emitter]
     }
     return own_cot();
   }

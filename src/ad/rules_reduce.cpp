@@ -73,7 +73,7 @@ Tensor sum_like(Session& s, const Node& n, const Tensor& t) {
 constexpr std::int64_t kMaterializeSumCotangent = 4096;
 void vjp_sum(Session& s, const Node& n, const Tensor& g, Grad* out) {
   if (g.numel() == 1 && n.x[0].numel() <= kMaterializeSumCotangent && is_inexact(g.dtype())) {
-    out[0] = {detail::filled_like(n.x[0], g), true};  // Note [Eager emitter]
+    out[0] = {detail::filled_like(s, n.x[0], g), true};  // Note [Eager emitter]
     return;
   }
   out[0] = {expand(s, n, g), false};

@@ -201,6 +201,8 @@ using detail::CompiledData;
 using detail::GraphData;
 using detail::Layout;
 using detail::Node;
+using detail::NodeKind;
+using detail::OpId;
 using detail::Slot;
 using detail::Step;
 using detail::Value;
@@ -250,7 +252,10 @@ CompiledGraph compile(const Graph& graph) {
     const int i = static_cast<int>(c->steps.size());
     Step st;
     st.node = &n;
-    st.fn = (*tenferro::detail::kernel_table(DeviceKind::cpu))[static_cast<int>(n.op)].fn;
+    // Every copying node runs the conversion kernel (pad's and embed_diagonal's calls
+    // were recorded as a fill and a copy: Note [Graph IR]).
+    const OpId kernel_op = n.kind == NodeKind::convert ? OpId::copy : n.op;
+    st.fn = (*tenferro::detail::kernel_table(DeviceKind::cpu))[static_cast<int>(kernel_op)].fn;
     st.out = slot_of[static_cast<std::size_t>(n.out)];
     st.init = n.init_from >= 0 ? slot_of[static_cast<std::size_t>(n.init_from)] : -1;
     std::vector<int> mk;

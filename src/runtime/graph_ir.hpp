@@ -18,6 +18,8 @@
 //              constant or buffer: transposes, reshapes, slices, broadcasts, real and
 //              imaginary parts the front ends made as views. Views cost nothing at run
 //              time; they are how operands reach their kernels.
+// pad's and embed_diagonal's kernel call is recorded as two copying nodes: a host
+// scalar broadcast into the result (the fill), then the operand into its window.
 // A node writes `out_view`, a window of its output buffer; when that window does not
 // cover the buffer, or the kernel reads its output (dot_general with beta != 0), the
 // buffer starts as a copy of `init_from`, the value the tensor held before. Shapes and

@@ -1,6 +1,7 @@
 // The trace device's kernel table: every kernel records its call as a graph node
 // (Note [Tracing] in tenferro/graph.hpp, Note [Graph IR] in graph_ir.hpp).
 #include <complex>
+#include <cstring>
 #include <utility>
 
 #include "ops/contraction.hpp"
@@ -54,6 +55,24 @@ template <OpId op> void trace_axis(const Session& s, const Tensor& x, const Tens
   n.ins[0] = in;
   n.num_ins = 1;
   n.axis = axis;
+}
+
+/// pad's and embed_diagonal's kernel: out filled with the value whose bytes are `fill`
+/// (a node copying a host scalar, broadcast), then x copied into the window dst of out.
+template <OpId op> void trace_place(Session& s, const Tensor& out, const unsigned char* fill, const Tensor& x, const Tensor& dst) {
+  TraceRecorder& r = recorder(s);
+  const int in = r.operand(x, op_name(op));
+  if (fill) {
+    Tensor value = Tensor::empty(std::span<const std::int64_t>(), out.dtype());
+    std::memcpy(value.mutable_data(), fill, dtype_size(out.dtype()));
+    const int v = r.operand(value, op_name(op));
+    Node& n = r.write(op, NodeKind::convert, out);
+    n.ins[0] = v;
+    n.num_ins = 1;
+  }
+  Node& n = r.write(op, NodeKind::convert, dst);
+  n.ins[0] = in;
+  n.num_ins = 1;
 }
 
 void trace_dot(Session& s, const DotCall& c) {
@@ -113,6 +132,8 @@ template <int I> KernelEntry entry_for() {
     e.fn.convert = &trace_convert<op>;
   } else if constexpr (family == OpFamily::along_axis) {
     e.fn.along_axis = &trace_axis<op>;
+  } else if constexpr (op == OpId::pad || op == OpId::embed_diagonal) {
+    e.fn.place = &trace_place<op>;
   } else if constexpr (op == OpId::dot_general) {
     e.fn.dot = &trace_dot;
   } else if constexpr (op == OpId::einsum) {

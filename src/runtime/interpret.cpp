@@ -1,0 +1,444 @@
+// Graph transforms: vjp, jvp and grad by replaying a graph through eager AD on a trace
+// session (Note [Graph transforms]).
+//
+// Note [Graph transforms]
+// A transform traces a new graph: its function replays every node of the old one
+// through the differentiable ops of an ad::Context bound to the trace session, then
+// asks that context for the derivative (backward for vjp and grad, forward-mode
+// tangents for jvp). The rules are the eager ones (src/ad): they call public ops, which
+// on a trace session record nodes, so the derivative is itself a graph, and transforms
+// compose to any order (jvp(grad(f)) is a Hessian-vector product). Inactive paths
+// record nothing (eager AD records only ops whose inputs require gradients); an input
+// nothing depends on gets a zero cotangent.
+// Replaying a node:
+//  - elementwise, analytic, reductions, scans, dot_general: the ad op of the node's op
+//    on the node's operands (scalars as scalars; dot_general with alpha and beta as a
+//    product, a scale and an accumulation of the value the buffer held);
+//  - conversion and structural copies: the kernel copies its operand, broadcast to the
+//    output's shape, into the output's dtype: a cast and a broadcast_in_dim;
+//  - a window of a value (a view): the equivalent chain of real/imag, slice, reshape,
+//    transpose, reverse and broadcast_in_dim (decompose_window); a window no such chain
+//    describes (a diagonal) throws UnsupportedAdRule naming "graph.view";
+//  - a kernel that writes a window of its buffer: allowed when the window covers the
+//    buffer as a permutation (the einsum result written in its labels' order): the
+//    inverse chain; a partial write throws UnsupportedAdRule naming the op.
+#include <algorithm>
+#include <numeric>
+
+#include "runtime/graph_ir.hpp"
+#include "tenferro/ad.hpp"
+
+namespace tenferro::graph {
+
+namespace detail {
+
+namespace {
+
+using ad::Context;
+using ad::EagerTensor;
+
+/// One step of a window's chain.
+struct ViewStep {
+  enum class Kind : std::uint8_t { real, imag, slice, reshape, transpose, reverse, broadcast };
+  Kind kind;
+  Dims a, b, c;  ///< slice: starts, limits, strides; reshape/broadcast: the new shape (broadcast: b = dims); transpose: perm; reverse: axes
+  Dims from;     ///< the shape before the step
+};
+
+[[noreturn]] void not_expressible(const Layout& w, const Dims& base) {
+  throw UnsupportedAdRule("graph.view", "the window {offset = " + std::to_string(w.offset) + ", extents = " + w.extents.to_string() +
+                                            ", strides = " + w.strides.to_string() + "} of a " + base.to_string() +
+                                            " value is not a slice, reshape, transpose, reverse or broadcast of it");
+}
+
+/// The chain of structural ops that reads window `w` of a compact value of shape `base`
+/// and dtype `dt` (Note [Graph transforms]).
+std::vector<ViewStep> decompose_window(const Dims& base, DType dt, Layout w) {
+  std::vector<ViewStep> steps;
+  Dims shape = base;
+  if (w.dtype != dt) {  // a real or imaginary part of a complex value
+    if (!is_complex(dt) || w.dtype != real_dtype(dt)) not_expressible(w, base);
+    const bool imag = (w.offset & 1) != 0;
+    for (int i = 0; i < w.strides.size(); ++i)
+      if (w.extents[i] > 1 && (w.strides[i] & 1) != 0) not_expressible(w, base);
+    steps.push_back({imag ? ViewStep::Kind::imag : ViewStep::Kind::real, {}, {}, {}, shape});
+    w.offset = (w.offset - (imag ? 1 : 0)) / 2;
+    for (int i = 0; i < w.strides.size(); ++i) w.strides[i] /= 2;
+    w.dtype = dt;
+  }
+  const int n = w.extents.size();
+  // A compact window of another shape: a reshape.
+  if (w.offset == 0 && is_compact_full(w) && numel_of(w.extents) == numel_of(shape)) {
+    if (!(w.extents == shape)) steps.push_back({ViewStep::Kind::reshape, w.extents, {}, {}, shape});
+    return steps;
+  }
+  Dims cst(shape.size(), 1);  // base strides
+  for (int i = 1; i < shape.size(); ++i) cst[i] = cst[i - 1] * shape[i - 1];
+  // Stepping axes (extent > 1, stride != 0), reversed ones flipped.
+  std::int64_t o = w.offset;
+  std::vector<int> stepping;
+  Dims rev_axes;
+  Dims st = w.strides;
+  for (int j = 0; j < n; ++j) {
+    if (w.extents[j] <= 1 || st[j] == 0) continue;
+    if (st[j] < 0) {
+      o += (w.extents[j] - 1) * st[j];
+      st[j] = -st[j];
+      rev_axes.push_back(j);
+    }
+    stepping.push_back(j);
+  }
+  // Match each stepping axis with a base axis (largest base stride dividing it).
+  std::sort(stepping.begin(), stepping.end(), [&](int a, int b) { return st[a] > st[b]; });
+  std::vector<int> axis_of(static_cast<std::size_t>(n), -1);
+  std::vector<char> used(static_cast<std::size_t>(shape.size()), 0);
+  Dims starts(shape.size(), 0), limits(shape.size(), 0), steps_(shape.size(), 1);
+  for (int i = 0; i < shape.size(); ++i) starts[i] = shape[i] > 0 ? (o / cst[i]) % shape[i] : 0;
+  {
+    std::int64_t check = 0;
+    for (int i = 0; i < shape.size(); ++i) check += starts[i] * cst[i];
+    if (check != o) not_expressible(w, base);
+  }
+  for (int j : stepping) {
+    int best = -1;
+    for (int i = shape.size() - 1; i >= 0; --i)
+      if (!used[static_cast<std::size_t>(i)] && shape[i] > 1 && cst[i] <= st[j] && st[j] % cst[i] == 0 &&
+          starts[i] + (w.extents[j] - 1) * (st[j] / cst[i]) < shape[i]) {
+        best = i;
+        break;
+      }
+    if (best < 0) not_expressible(w, base);
+    used[static_cast<std::size_t>(best)] = 1;
+    axis_of[static_cast<std::size_t>(j)] = best;
+    steps_[best] = st[j] / cst[best];
+  }
+  for (int i = 0; i < shape.size(); ++i) {
+    limits[i] = starts[i] + 1;
+    for (int j = 0; j < n; ++j)
+      if (axis_of[static_cast<std::size_t>(j)] == i) limits[i] = starts[i] + (w.extents[j] - 1) * steps_[i] + 1;
+  }
+  bool identity_slice = true;
+  for (int i = 0; i < shape.size(); ++i) identity_slice = identity_slice && starts[i] == 0 && limits[i] == shape[i] && steps_[i] == 1;
+  Dims sliced(shape.size(), 1);
+  for (int i = 0; i < shape.size(); ++i) sliced[i] = (limits[i] - starts[i] + steps_[i] - 1) / steps_[i];
+  if (!identity_slice) {
+    steps.push_back({ViewStep::Kind::slice, starts, limits, steps_, shape});
+    shape = sliced;
+  }
+  // Keep the matched base axes (in base order), then order them as the window's axes.
+  std::vector<int> kept;  // base axes in order
+  for (int i = 0; i < shape.size(); ++i)
+    if (used[static_cast<std::size_t>(i)]) kept.push_back(i);
+  Dims kept_shape;
+  for (int i : kept) kept_shape.push_back(shape[i]);
+  if (!(kept_shape == shape)) {
+    steps.push_back({ViewStep::Kind::reshape, kept_shape, {}, {}, shape});
+    shape = kept_shape;
+  }
+  // Window axes in order (stepping ones only): the permutation of the kept axes.
+  std::vector<int> order;
+  for (int j = 0; j < n; ++j)
+    if (axis_of[static_cast<std::size_t>(j)] >= 0) order.push_back(j);
+  Dims perm;
+  for (int j : order) perm.push_back(std::find(kept.begin(), kept.end(), axis_of[static_cast<std::size_t>(j)]) - kept.begin());
+  bool identity_perm = true;
+  for (int k = 0; k < perm.size(); ++k) identity_perm = identity_perm && perm[k] == k;
+  if (!identity_perm) {
+    Dims next;
+    for (int k = 0; k < perm.size(); ++k) next.push_back(shape[static_cast<int>(perm[k])]);
+    steps.push_back({ViewStep::Kind::transpose, perm, {}, {}, shape});
+    shape = next;
+  }
+  if (rev_axes.size() > 0) {
+    Dims axes;
+    for (int k = 0; k < static_cast<int>(order.size()); ++k)
+      for (int r = 0; r < rev_axes.size(); ++r)
+        if (rev_axes[r] == order[static_cast<std::size_t>(k)]) axes.push_back(k);
+    steps.push_back({ViewStep::Kind::reverse, axes, {}, {}, shape});
+  }
+  // Extent-1 and broadcast axes back in: a reshape inserting 1s, a broadcast stretching.
+  Dims with_ones;
+  bool broadcast = false;
+  for (int j = 0; j < n; ++j) {
+    const bool steps_here = axis_of[static_cast<std::size_t>(j)] >= 0;
+    with_ones.push_back(steps_here ? w.extents[j] : 1);
+    broadcast = broadcast || (!steps_here && w.extents[j] != 1);
+  }
+  if (!(with_ones == shape)) {
+    steps.push_back({ViewStep::Kind::reshape, with_ones, {}, {}, shape});
+    shape = with_ones;
+  }
+  if (broadcast) {
+    Dims dims;
+    for (int j = 0; j < n; ++j) dims.push_back(j);
+    steps.push_back({ViewStep::Kind::broadcast, w.extents, dims, {}, shape});
+  }
+  return steps;
+}
+
+EagerTensor apply_step(Context& ctx, const EagerTensor& x, const ViewStep& s) {
+  switch (s.kind) {
+    case ViewStep::Kind::real: return ad::real(ctx, x);
+    case ViewStep::Kind::imag: return ad::imag(ctx, x);
+    case ViewStep::Kind::slice: return ad::slice(ctx, x, s.a, s.b, s.c);
+    case ViewStep::Kind::reshape: return ad::reshape(ctx, x, s.a.span());
+    case ViewStep::Kind::transpose: return ad::transpose(ctx, x, s.a.span());
+    case ViewStep::Kind::reverse: return ad::reverse(ctx, x, s.a.span());
+    case ViewStep::Kind::broadcast: return ad::broadcast_in_dim(ctx, x, s.a.span(), s.b.span());
+  }
+  return x;
+}
+
+/// The buffer whose window `w` holds r, when the window covers the buffer (shape `base`)
+/// as a permutation: the inverse chain.
+EagerTensor place(Context& ctx, const EagerTensor& r, const Dims& base, DType dt, const Layout& w, OpId op) {
+  const std::vector<ViewStep> steps = decompose_window(base, dt, w);
+  EagerTensor x = r;
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    switch (it->kind) {
+      case ViewStep::Kind::reshape: x = ad::reshape(ctx, x, it->from.span()); break;
+      case ViewStep::Kind::transpose: {
+        Dims inv(it->a.size(), 0);
+        for (int k = 0; k < it->a.size(); ++k) inv[static_cast<int>(it->a[k])] = k;
+        x = ad::transpose(ctx, x, inv.span());
+        break;
+      }
+      case ViewStep::Kind::reverse: x = ad::reverse(ctx, x, it->a.span()); break;
+      default:
+        throw UnsupportedAdRule(op_name(op), "writes part of its output buffer (a window that is not a permutation of it): not differentiable in a graph yet");
+    }
+  }
+  return x;
+}
+
+std::vector<std::int64_t> axes_of(std::uint64_t mask) {
+  std::vector<std::int64_t> axes;
+  for (int i = 0; i < 64; ++i)
+    if (mask >> i & 1u) axes.push_back(i);
+  return axes;
+}
+
+/// An elementwise operand: the value or the node's scalar.
+ad::AdOperand operand(const Node& n, int k, const std::vector<EagerTensor>& vals) {
+  if (n.ins[k] < 0) return ad::AdOperand(n.scalars[k]);
+  return ad::AdOperand(vals[static_cast<std::size_t>(n.ins[k])]);
+}
+
+EagerTensor replay_elementwise(Context& ctx, const Node& n, const std::vector<EagerTensor>& vals) {
+  const ad::AdOperand a = operand(n, 0, vals);
+  auto tensor = [&](int k) -> const EagerTensor& { return vals[static_cast<std::size_t>(n.ins[k])]; };
+  switch (n.op) {
+#define TENFERRO_REPLAY_UNARY(name) \
+  case OpId::name: return ad::name(ctx, tensor(0));
+#define TENFERRO_REPLAY_BINARY(name) \
+  case OpId::name: return ad::name(ctx, a, operand(n, 1, vals));
+    TENFERRO_REPLAY_UNARY(neg) TENFERRO_REPLAY_UNARY(conj) TENFERRO_REPLAY_UNARY(abs) TENFERRO_REPLAY_UNARY(sign)
+    TENFERRO_REPLAY_UNARY(real) TENFERRO_REPLAY_UNARY(imag) TENFERRO_REPLAY_UNARY(angle)
+    TENFERRO_REPLAY_BINARY(add) TENFERRO_REPLAY_BINARY(sub) TENFERRO_REPLAY_BINARY(mul) TENFERRO_REPLAY_BINARY(div)
+    TENFERRO_REPLAY_BINARY(rem) TENFERRO_REPLAY_BINARY(maximum) TENFERRO_REPLAY_BINARY(minimum) TENFERRO_REPLAY_BINARY(pow)
+#define TENFERRO_ANALYTIC_ITEM(name) TENFERRO_REPLAY_UNARY(name)
+#define TENFERRO_OP(name, family, inputs, outputs, dtypes, ad, attrs) TENFERRO_ONLY_##family(name)
+#include "tenferro/op_catalog.def"
+#undef TENFERRO_OP
+#undef TENFERRO_ANALYTIC_ITEM
+#undef TENFERRO_REPLAY_BINARY
+#undef TENFERRO_REPLAY_UNARY
+    case OpId::compare: return ad::compare(ctx, a, operand(n, 1, vals), n.cmp);
+    case OpId::select: return ad::select(ctx, a, operand(n, 1, vals), operand(n, 2, vals));
+    case OpId::clamp: return ad::clamp(ctx, a, operand(n, 1, vals), operand(n, 2, vals));
+    default: break;
+  }
+  throw UnsupportedAdRule(op_name(n.op), "no replay of this elementwise op in a graph transform");
+}
+
+EagerTensor replay_reduce(Context& ctx, const Node& n, const EagerTensor& x, int out_rank) {
+  const std::vector<std::int64_t> axes = axes_of(n.mask);
+  const bool keep = out_rank == x.rank() && !axes.empty();
+  switch (n.op) {
+#define TENFERRO_REPLAY_REDUCE(name) \
+  case OpId::name: return ad::name(ctx, x, axes, keep);
+    TENFERRO_REPLAY_REDUCE(sum) TENFERRO_REPLAY_REDUCE(prod) TENFERRO_REPLAY_REDUCE(max) TENFERRO_REPLAY_REDUCE(min)
+    TENFERRO_REPLAY_REDUCE(mean) TENFERRO_REPLAY_REDUCE(sum_squares) TENFERRO_REPLAY_REDUCE(logsumexp)
+#undef TENFERRO_REPLAY_REDUCE
+    case OpId::argmax: return ad::argmax(ctx, x, axes, keep);
+    case OpId::argmin: return ad::argmin(ctx, x, axes, keep);
+    case OpId::norm_squared: return ad::norm_squared(ctx, x);
+    default: break;
+  }
+  throw UnsupportedAdRule(op_name(n.op), "no replay of this reduction in a graph transform");
+}
+
+EagerTensor replay_axis(Context& ctx, const Node& n, const EagerTensor& x) {
+  switch (n.op) {
+    case OpId::cumsum: return ad::cumsum(ctx, x, n.axis);
+    case OpId::cumprod: return ad::cumprod(ctx, x, n.axis);
+    case OpId::softmax: return ad::softmax(ctx, x, n.axis);
+    case OpId::log_softmax: return ad::log_softmax(ctx, x, n.axis);
+    default: break;
+  }
+  throw UnsupportedAdRule(op_name(n.op), "no replay of this op in a graph transform");
+}
+
+/// The kernel's result (the window it writes) of node n.
+EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const std::vector<EagerTensor>& vals) {
+  auto in = [&](int k) -> const EagerTensor& { return vals[static_cast<std::size_t>(n.ins[k])]; };
+  switch (n.kind) {
+    case NodeKind::unary:
+    case NodeKind::binary:
+    case NodeKind::ternary: return replay_elementwise(ctx, n, vals);
+    case NodeKind::reduce: return replay_reduce(ctx, n, in(0), n.out_view.extents.size());
+    case NodeKind::along_axis: return replay_axis(ctx, n, in(0));
+    case NodeKind::convert: {
+      EagerTensor x = in(0);
+      if (x.dtype() != n.out_view.dtype) x = ad::cast(ctx, x, n.out_view.dtype);
+      if (!(x.shape() == Shape(n.out_view.extents.span()))) {
+        Dims dims;
+        for (int i = 0; i < x.rank(); ++i) dims.push_back(i);
+        x = ad::broadcast_in_dim(ctx, x, n.out_view.extents.span(), dims.span());
+      }
+      return x;
+    }
+    case NodeKind::dot: {
+      EagerTensor r = ad::dot_general(ctx, in(0), in(1), n.dims);
+      const std::complex<double> alpha = n.alpha.to<std::complex<double>>();
+      if (alpha != std::complex<double>(1.0)) r = ad::mul(ctx, r, n.alpha);
+      if (n.init_from >= 0) {  // beta · (the value the buffer held), read through the same window
+        const Value& prev = g.values[static_cast<std::size_t>(n.init_from)];
+        EagerTensor old = vals[static_cast<std::size_t>(n.init_from)];
+        for (const ViewStep& s : decompose_window(prev.shape, prev.dtype, n.out_view)) old = apply_step(ctx, old, s);
+        r = ad::add(ctx, r, ad::mul(ctx, old, n.beta));
+      }
+      return r;
+    }
+  }
+  throw UnsupportedAdRule(op_name(n.op), "no replay in a graph transform");
+}
+
+}  // namespace
+
+/// Every value of `g` computed with the differentiable ops on `ctx` from `xs` (one per
+/// input); returns the results.
+std::vector<EagerTensor> replay(Context& ctx, const GraphData& g, std::span<const EagerTensor> xs) {
+  std::vector<EagerTensor> vals(g.values.size());
+  for (std::size_t id = 0; id < g.values.size(); ++id) {
+    const Value& v = g.values[id];
+    switch (v.kind) {
+      case Value::Kind::input: vals[id] = xs[static_cast<std::size_t>(v.input)]; break;
+      case Value::Kind::constant: vals[id] = EagerTensor(v.constant); break;
+      case Value::Kind::view: {
+        const Value& b = g.values[static_cast<std::size_t>(v.base)];
+        EagerTensor x = vals[static_cast<std::size_t>(v.base)];
+        for (const ViewStep& s : decompose_window(b.shape, b.dtype, v.window)) x = apply_step(ctx, x, s);
+        vals[id] = x;
+        break;
+      }
+      case Value::Kind::buffer: {
+        const Node& n = g.nodes[static_cast<std::size_t>(v.producer)];
+        const EagerTensor r = replay_node(ctx, g, n, vals);
+        const bool covers = n.out_view.dtype == v.dtype && numel_of(n.out_view.extents) == numel_of(v.shape);
+        if (n.init_from >= 0 && !(covers && n.kind == NodeKind::dot))
+          throw UnsupportedAdRule(op_name(n.op), "writes part of its output buffer: not differentiable in a graph yet");
+        vals[id] = n.out_view == compact_layout(v.shape, v.dtype) ? r : place(ctx, r, v.shape, v.dtype, n.out_view, n.op);
+        break;
+      }
+    }
+  }
+  std::vector<EagerTensor> out;
+  out.reserve(g.outputs.size());
+  for (int v : g.outputs) out.push_back(vals[static_cast<std::size_t>(v)]);
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+std::vector<ValueSpec> specs_of(const detail::GraphData& g, const std::vector<int>& ids) {
+  std::vector<ValueSpec> s;
+  for (int v : ids) s.push_back({Shape(g.values[static_cast<std::size_t>(v)].shape.span()), g.values[static_cast<std::size_t>(v)].dtype});
+  return s;
+}
+
+/// A zero tensor like x on the session's device (a traced broadcast of a host zero).
+Tensor zeros_like(Session& s, const Tensor& x) {
+  return broadcast_in_dim(s, Tensor::zeros({}, x.dtype()), x.shape().span(), std::span<const std::int64_t>());
+}
+
+/// Leaves for the inexact inputs, constants for the others.
+std::vector<ad::EagerTensor> leaves(ad::Context& ctx, std::span<const Tensor> xs) {
+  std::vector<ad::EagerTensor> v;
+  for (const Tensor& x : xs) v.push_back(is_inexact(x.dtype()) ? ctx.leaf(x, true) : ad::EagerTensor(x));
+  return v;
+}
+
+}  // namespace
+
+Graph vjp(const Graph& graph) {
+  const detail::GraphData& g = graph.data();
+  std::vector<ValueSpec> specs = specs_of(g, g.inputs);
+  const std::vector<ValueSpec> cts = specs_of(g, g.outputs);
+  specs.insert(specs.end(), cts.begin(), cts.end());
+  const std::size_t n = g.inputs.size();
+  return trace([&](Session& s, std::span<const Tensor> in) {
+    ad::Context ctx(s);
+    const std::vector<ad::EagerTensor> xs = leaves(ctx, in.subspan(0, n));
+    const std::vector<ad::EagerTensor> ys = detail::replay(ctx, g, xs);
+    std::vector<ad::EagerTensor> active;
+    std::vector<Tensor> seeds;
+    for (std::size_t j = 0; j < ys.size(); ++j)
+      if (ys[j].requires_grad()) {
+        active.push_back(ys[j]);
+        seeds.push_back(in[n + j]);
+      }
+    if (!active.empty()) ctx.backward(active, seeds);
+    std::vector<Tensor> out;
+    for (const ad::EagerTensor& y : ys) out.push_back(y.value());
+    for (std::size_t k = 0; k < n; ++k) {
+      const Tensor gk = xs[k].requires_grad() ? xs[k].grad() : Tensor();
+      out.push_back(gk.defined() ? gk : zeros_like(s, in[k]));
+    }
+    return out;
+  }, specs);
+}
+
+Graph jvp(const Graph& graph) {
+  const detail::GraphData& g = graph.data();
+  std::vector<ValueSpec> specs = specs_of(g, g.inputs);
+  const std::size_t n = g.inputs.size();
+  for (std::size_t k = 0; k < n; ++k) specs.push_back(specs[k]);
+  return trace([&](Session& s, std::span<const Tensor> in) {
+    ad::Context ctx(s);
+    std::vector<ad::EagerTensor> xs;
+    for (std::size_t k = 0; k < n; ++k)
+      xs.push_back(is_inexact(in[k].dtype()) ? ctx.with_tangent(ad::EagerTensor(in[k]), in[n + k]) : ad::EagerTensor(in[k]));
+    const std::vector<ad::EagerTensor> ys = detail::replay(ctx, g, xs);
+    std::vector<Tensor> out;
+    for (const ad::EagerTensor& y : ys) out.push_back(y.value());
+    for (const ad::EagerTensor& y : ys) out.push_back(y.tangent().defined() ? y.tangent() : zeros_like(s, y.value()));
+    return out;
+  }, specs);
+}
+
+Graph grad(const Graph& graph) {
+  const detail::GraphData& g = graph.data();
+  if (g.outputs.size() != 1)
+    throw ArgumentError("graph.grad", "the graph has " + std::to_string(g.outputs.size()) + " results; grad needs one real scalar (use vjp)");
+  const detail::Value& y = g.values[static_cast<std::size_t>(g.outputs[0])];
+  if (detail::numel_of(y.shape) != 1 || !is_floating(y.dtype))
+    throw ShapeError("graph.grad", "the result is " + std::string(dtype_name(y.dtype)) + y.shape.to_string() + "; grad needs one real scalar (use vjp)");
+  const std::vector<ValueSpec> specs = specs_of(g, g.inputs);
+  return trace([&](Session& s, std::span<const Tensor> in) {
+    ad::Context ctx(s);
+    const std::vector<ad::EagerTensor> xs = leaves(ctx, in);
+    const std::vector<ad::EagerTensor> ys = detail::replay(ctx, g, xs);
+    if (ys[0].requires_grad()) ctx.backward(ys[0]);
+    std::vector<Tensor> out;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      const Tensor gk = xs[k].requires_grad() ? xs[k].grad() : Tensor();
+      out.push_back(gk.defined() ? gk : zeros_like(s, in[k]));
+    }
+    return out;
+  }, specs);
+}
+
+}  // namespace tenferro::graph
