@@ -14,7 +14,7 @@
 
 #include "ops/kernel_table.hpp"
 #include "ops/prepare.hpp"
-#include "runtime/graph_ir.hpp"
+#include "runtime/compiled.hpp"
 
 namespace tenferro::graph {
 
@@ -30,40 +30,6 @@ constexpr std::string_view kRun = "graph.run";
 constexpr std::string_view kRunInto = "graph.run_into";
 
 }  // namespace
-
-/// How a run fills a slot.
-struct Slot {
-  enum class Kind : std::uint8_t { input, constant, buffer, window };
-  Kind kind = Kind::buffer;
-  int input = -1;      ///< input: its position
-  Tensor constant;     ///< constant: the host tensor
-  Dims shape;          ///< buffer: compact shape
-  DType dtype = DType::f64;
-  int base = -1;       ///< window: the slot it is a window of
-  Layout window;       ///< window: over base's memory
-};
-
-/// One kernel call of a run.
-struct Step {
-  const Node* node = nullptr;
-  KernelFn fn{};
-  int out = -1;         ///< slot of the output buffer
-  int target = -1;      ///< slot the kernel writes (out, or a window of it)
-  int init = -1;        ///< slot copied into out first, or -1
-  int ins[3] = {-1, -1, -1};
-  std::uint32_t make_begin = 0, make_end = 0;  ///< window slots to make before the call (into `makes`)
-  std::uint32_t drop_begin = 0, drop_end = 0;  ///< slots to empty after it (into `drops`)
-};
-
-struct CompiledData {
-  Graph graph;
-  std::vector<Slot> slots;
-  std::vector<Step> steps;
-  std::vector<int> makes, drops;
-  std::vector<int> outputs;  ///< slot of each result
-  mutable std::mutex mu;
-  mutable std::vector<std::vector<Tensor>> spare;  ///< slot vectors of finished runs (Note [Run slots])
-};
 
 namespace {
 
@@ -89,6 +55,7 @@ class RunSlots {
     }
   }
   Tensor& operator[](int k) noexcept { return t_[static_cast<std::size_t>(k)]; }
+  const Tensor* data() const noexcept { return t_.data(); }
 
  private:
   const CompiledData& c_;
@@ -178,6 +145,20 @@ void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, 
     }
   }
   for (const Step& st : c.steps) {
+    if (st.fused >= 0) {
+      const FusedGroup& fg = c.groups[static_cast<std::size_t>(st.fused)];
+      for (int r : fg.results) {
+        const Slot& o = c.slots[static_cast<std::size_t>(r)];
+        t[r] = Tensor::empty(std::span<const std::int64_t>(o.shape.data(), static_cast<std::size_t>(o.shape.size())), o.dtype);
+      }
+      for (std::uint32_t i = st.make_begin; i < st.make_end; ++i) {
+        const Slot& w = c.slots[static_cast<std::size_t>(c.makes[i])];
+        t[c.makes[i]] = make_window(t[w.base], w.window);
+      }
+      run_fused(fg, t.data());
+      for (std::uint32_t i = st.drop_begin; i < st.drop_end; ++i) t[c.drops[i]] = Tensor();
+      continue;
+    }
     const Slot& o = c.slots[static_cast<std::size_t>(st.out)];
     t[st.out] = Tensor::empty(std::span<const std::int64_t>(o.shape.data(), static_cast<std::size_t>(o.shape.size())), o.dtype);
     if (st.init >= 0) {
@@ -235,8 +216,8 @@ CompiledGraph compile(const Graph& graph) {
     Slot sl;
     sl.dtype = x.dtype;
     switch (x.kind) {
-      case Value::Kind::input: sl.kind = Slot::Kind::input; sl.input = x.input; break;
-      case Value::Kind::constant: sl.kind = Slot::Kind::constant; sl.constant = x.constant; break;
+      case Value::Kind::input: sl.kind = Slot::Kind::input; sl.input = x.input; sl.shape = x.shape; break;
+      case Value::Kind::constant: sl.kind = Slot::Kind::constant; sl.constant = x.constant; sl.shape = x.shape; break;
       case Value::Kind::buffer: sl.kind = Slot::Kind::buffer; sl.shape = x.shape; break;
       case Value::Kind::view: sl.kind = Slot::Kind::window; sl.base = slot_of[static_cast<std::size_t>(x.base)]; sl.window = x.window; break;
     }
@@ -302,6 +283,7 @@ CompiledGraph compile(const Graph& graph) {
     if (c->slots[static_cast<std::size_t>(s)].kind == Slot::Kind::window)  // made by make_result_windows when no step did
       last_use[static_cast<std::size_t>(c->slots[static_cast<std::size_t>(s)].base)] = static_cast<int>(c->steps.size());
   }
+  fuse_steps(*c, makes, last_use);
   // Flatten the per-step lists.
   std::vector<std::vector<int>> drops(c->steps.size());
   for (std::size_t sl = 0; sl < c->slots.size(); ++sl) {

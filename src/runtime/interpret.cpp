@@ -72,6 +72,33 @@ std::vector<ViewStep> decompose_window(const Dims& base, DType dt, Layout w) {
     if (!(w.extents == shape)) steps.push_back({ViewStep::Kind::reshape, w.extents, {}, {}, shape});
     return steps;
   }
+  // Refine the base's axes at the window's stride boundaries (a reshape), so that each
+  // stepping window axis can land on an axis of its own: [32] read as [16, 2]^T is the
+  // transpose of [2, 16].
+  {
+    const std::int64_t total = numel_of(shape);
+    std::vector<std::int64_t> cuts = {1, total};
+    std::int64_t c = 1;
+    for (int i = 0; i < shape.size(); ++i) cuts.push_back(c *= shape[i]);
+    for (int j = 0; j < n; ++j) {
+      const std::int64_t a = w.strides[j] < 0 ? -w.strides[j] : w.strides[j];
+      if (w.extents[j] <= 1 || a == 0) continue;
+      cuts.push_back(a);
+      if (a <= total / w.extents[j]) cuts.push_back(a * w.extents[j]);
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    bool chain = total > 0 && cuts.back() == total;
+    for (std::size_t k = 1; chain && k < cuts.size(); ++k) chain = cuts[k] % cuts[k - 1] == 0;
+    if (chain) {
+      Dims refined;
+      for (std::size_t k = 1; k < cuts.size(); ++k) refined.push_back(cuts[k] / cuts[k - 1]);
+      if (!(refined == shape)) {
+        steps.push_back({ViewStep::Kind::reshape, refined, {}, {}, shape});
+        shape = refined;
+      }
+    }
+  }
   Dims cst(shape.size(), 1);  // base strides
   for (int i = 1; i < shape.size(); ++i) cst[i] = cst[i - 1] * shape[i - 1];
   // Stepping axes (extent > 1, stride != 0), reversed ones flipped.

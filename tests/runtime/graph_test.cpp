@@ -302,6 +302,28 @@ TEST(GraphCompile, RandomProgramsEqualTheDirectOps) {
   }
 }
 
+TEST(GraphCompile, ElementwiseRunsAreFused) {
+  // A chain with an intermediate that is also a result, and a group wider than the
+  // stack's chunk buffers (twelve values alive at once).
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    const Tensor a = tanh(s, mul(s, in[0], 0.5));
+    const Tensor b = add(s, exp(s, a), in[1]);
+    std::vector<Tensor> ys;
+    for (int i = 1; i <= 12; ++i) ys.push_back(mul(s, b, static_cast<double>(i)));
+    Tensor acc = ys[0];
+    for (int i = 1; i < 12; ++i) acc = add(s, acc, mul(s, ys[static_cast<std::size_t>(i)], ys[static_cast<std::size_t>(11 - i)]));
+    return {a, sub(s, acc, in[0])};
+  };
+  std::mt19937_64 rng(4);
+  for (DType d : tenferro::testing::kInexactDTypes) {
+    SCOPED_TRACE(dtype_name(d));
+    const std::vector<Tensor> in = {random_tensor(rng, Shape{37, 29}, d, -1, 1), random_tensor(rng, Shape{37, 29}, d, -1, 1)};
+    expect_same(f, in, tol_for(d));
+    const tg::CompiledGraph c = tg::compile(tg::trace(f, {{Shape{37, 29}, d}, {Shape{37, 29}, d}}));
+    EXPECT_EQ(c.num_steps(), 1) << "every op is elementwise over one shape and dtype";
+  }
+}
+
 TEST(GraphCompile, DeadNodesAreDropped) {
   const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
     (void)exp(s, in[0]);  // nobody reads it
