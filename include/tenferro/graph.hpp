@@ -28,8 +28,10 @@
 ///   own session is not usable (its ops would execute): SessionEntryError (Poisoned).
 ///
 /// Note [Compiled graphs]
-/// `compile(graph)` drops nodes no result depends on, computes each buffer's last use
-/// and prepares every kernel call once (its table entry, its operand windows).
+/// `compile(graph)` runs the passes (optimize(), Note [Graph passes]), computes each
+/// buffer's last use, fuses runs of elementwise ops (Note [Elementwise fusion] in
+/// src/runtime/fuse.cpp) and prepares every kernel call once (its table entry, its
+/// operand windows).
 /// `run(session, inputs)` checks the inputs against the graph's signature (count,
 /// dtype, shape, device: typed errors naming "graph.run", nothing written), then calls
 /// the CPU kernels in order on the session, every intermediate from the session's
@@ -126,6 +128,31 @@ TENFERRO_API Graph jvp(const Graph& g);
 /// float element.
 TENFERRO_API Graph grad(const Graph& g);
 
+// Note [Graph passes] (src/runtime/passes.cpp): each pass maps a graph to one that
+// computes the same results from the same inputs; compile() runs optimize() first.
+// - eliminate_dead_code: drops every node and value no result depends on.
+// - eliminate_common_subexpressions: a node equal to an earlier one (op, attributes,
+//   operands, scalars, result type) and a window equal to an earlier one are read from
+//   the earlier one.
+// - fold_constants: elementwise nodes whose operands are all constants (compact, the
+//   result's dtype and shape, at most 65536 elements) are evaluated once, into a new
+//   constant.
+// - simplify: x·1, 1·x, x/1, x + 0, 0 + x, x − 0 (no broadcasting, no dtype change),
+//   neg(neg(x)), conj(conj(x)) and a same-dtype copy of a whole value read x itself.
+//   Double transposes and reshape chains already record no node (views compose while
+//   tracing); a transpose feeding dot_general is a copy the contraction could read as a
+//   window: not folded yet.
+/// Dead-code elimination (Note [Graph passes]).
+TENFERRO_API Graph eliminate_dead_code(const Graph& g);
+/// Common-subexpression elimination (Note [Graph passes]).
+TENFERRO_API Graph eliminate_common_subexpressions(const Graph& g);
+/// Constant folding (Note [Graph passes]).
+TENFERRO_API Graph fold_constants(const Graph& g);
+/// Algebraic simplification (Note [Graph passes]).
+TENFERRO_API Graph simplify(const Graph& g);
+/// Every pass: fold_constants, simplify, CSE, then dead-code elimination.
+TENFERRO_API Graph optimize(const Graph& g);
+
 /// A compiled graph (Note [Compiled graphs]). Copying shares the prepared data.
 class TENFERRO_API CompiledGraph {
  public:
@@ -140,7 +167,7 @@ class TENFERRO_API CompiledGraph {
   /// run(), and for the outputs as the ops' `_into` forms; nothing is written on error.
   void run_into(Session& s, std::span<const Tensor> inputs, std::span<const Tensor> outputs) const;
 
-  /// The graph it was compiled from.
+  /// The graph it runs: the one it was compiled from after optimize().
   const Graph& graph() const noexcept;
   /// Kernel calls one run makes (after dead-code elimination).
   int num_steps() const noexcept;
@@ -152,7 +179,14 @@ class TENFERRO_API CompiledGraph {
   std::shared_ptr<const detail::CompiledData> data_;
 };
 
+/// What compile() does besides preparing the steps (both on by default; off to measure
+/// or test a graph as traced).
+struct CompileOptions {
+  bool optimize = true;  ///< run optimize() first
+  bool fuse = true;      ///< fuse runs of elementwise steps
+};
+
 /// Compiles `g` (Note [Compiled graphs]).
-TENFERRO_API CompiledGraph compile(const Graph& g);
+TENFERRO_API CompiledGraph compile(const Graph& g, const CompileOptions& options = {});
 
 }  // namespace tenferro::graph

@@ -188,10 +188,10 @@ using detail::Slot;
 using detail::Step;
 using detail::Value;
 
-CompiledGraph compile(const Graph& graph) {
-  const GraphData& g = graph.data();
+CompiledGraph compile(const Graph& source, const CompileOptions& options) {
   auto c = std::make_shared<CompiledData>();
-  c->graph = graph;
+  c->graph = options.optimize ? optimize(source) : source;  // the steps point into its nodes
+  const GraphData& g = c->graph.data();
   // Dead-code elimination: values the results depend on.
   std::vector<char> live(g.values.size(), 0);
   std::vector<int> stack(g.outputs.begin(), g.outputs.end());
@@ -283,7 +283,7 @@ CompiledGraph compile(const Graph& graph) {
     if (c->slots[static_cast<std::size_t>(s)].kind == Slot::Kind::window)  // made by make_result_windows when no step did
       last_use[static_cast<std::size_t>(c->slots[static_cast<std::size_t>(s)].base)] = static_cast<int>(c->steps.size());
   }
-  fuse_steps(*c, makes, last_use);
+  if (options.fuse) fuse_steps(*c, makes, last_use);
   // Flatten the per-step lists.
   std::vector<std::vector<int>> drops(c->steps.size());
   for (std::size_t sl = 0; sl < c->slots.size(); ++sl) {

@@ -1,0 +1,269 @@
+// Graph passes (Note [Graph passes] in tenferro/graph.hpp): dead-code elimination,
+// common-subexpression elimination, constant folding and algebraic simplification, each
+// graph → graph.
+#include <complex>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "runtime/fuse.hpp"
+#include "runtime/graph_ir.hpp"
+
+namespace tenferro::graph {
+
+namespace detail {
+
+namespace {
+
+/// v with every alias followed.
+int resolve(const std::vector<int>& alias, int v) {
+  while (alias[static_cast<std::size_t>(v)] >= 0) v = alias[static_cast<std::size_t>(v)];
+  return v;
+}
+
+/// g with every read of v redirected to alias[v] (when >= 0), then only the values the
+/// results need, renumbered in their order.
+GraphData rebuild(const GraphData& g, const std::vector<int>& alias) {
+  const std::size_t nv = g.values.size();
+  std::vector<char> needed(nv, 0);
+  std::vector<int> stack;
+  for (int v : g.outputs) stack.push_back(resolve(alias, v));
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    if (needed[static_cast<std::size_t>(v)]) continue;
+    needed[static_cast<std::size_t>(v)] = 1;
+    const Value& x = g.values[static_cast<std::size_t>(v)];
+    if (x.kind == Value::Kind::view) stack.push_back(resolve(alias, x.base));
+    if (x.kind != Value::Kind::buffer) continue;
+    const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
+    for (int k = 0; k < n.num_ins; ++k)
+      if (n.ins[k] >= 0) stack.push_back(resolve(alias, n.ins[k]));
+    if (n.init_from >= 0) stack.push_back(resolve(alias, n.init_from));
+  }
+  for (int v : g.inputs) needed[static_cast<std::size_t>(v)] = 1;  // the signature stays
+  GraphData out;
+  std::vector<int> id(nv, -1);
+  for (std::size_t v = 0; v < nv; ++v) {
+    if (!needed[v]) continue;
+    Value x = g.values[v];
+    if (x.kind == Value::Kind::view) x.base = id[static_cast<std::size_t>(resolve(alias, x.base))];
+    if (x.kind == Value::Kind::buffer) {
+      Node n = g.nodes[static_cast<std::size_t>(x.producer)];
+      for (int k = 0; k < n.num_ins; ++k)
+        if (n.ins[k] >= 0) n.ins[k] = id[static_cast<std::size_t>(resolve(alias, n.ins[k]))];
+      if (n.init_from >= 0) n.init_from = id[static_cast<std::size_t>(resolve(alias, n.init_from))];
+      n.out = static_cast<int>(out.values.size());
+      x.producer = static_cast<int>(out.nodes.size());
+      out.nodes.push_back(n);
+    }
+    id[v] = static_cast<int>(out.values.size());
+    out.values.push_back(std::move(x));
+  }
+  for (int v : g.inputs) out.inputs.push_back(id[static_cast<std::size_t>(v)]);
+  for (int v : g.outputs) out.outputs.push_back(id[static_cast<std::size_t>(resolve(alias, v))]);
+  return out;
+}
+
+Graph wrap(GraphData&& d) { return Graph(std::make_shared<const GraphData>(std::move(d))); }
+
+/// A node that writes its whole buffer as a plain result (no window, no prior value).
+bool plain(const GraphData& g, const Node& n) {
+  const Value& o = g.values[static_cast<std::size_t>(n.out)];
+  return n.init_from < 0 && n.out_view == compact_layout(o.shape, o.dtype);
+}
+
+/// Values that later nodes treat as a buffer's identity (windows' bases, prior values):
+/// aliasing them to another value would change what those read.
+std::vector<char> anchored(const GraphData& g) {
+  std::vector<char> a(g.values.size(), 0);
+  for (const Value& x : g.values)
+    if (x.kind == Value::Kind::view) a[static_cast<std::size_t>(x.base)] = 1;
+  for (const Node& n : g.nodes)
+    if (n.init_from >= 0) a[static_cast<std::size_t>(n.init_from)] = 1;
+  return a;
+}
+
+std::string node_key(const Node& n, const std::vector<int>& alias, const Value& out) {
+  std::string k;
+  auto put = [&](const void* p, std::size_t size) { k.append(static_cast<const char*>(p), size); };
+  auto i64 = [&](std::int64_t v) { put(&v, sizeof v); };
+  auto scalar = [&](const Scalar& s) {
+    i64(static_cast<std::int64_t>(s.kind()));
+    const std::complex<double> z = s.to<std::complex<double>>();
+    put(&z, sizeof z);
+    if (s.kind() == Scalar::Kind::integer) i64(s.to<std::int64_t>());
+  };
+  auto dims = [&](const Dims& d) {
+    i64(d.size());
+    for (int i = 0; i < d.size(); ++i) i64(d[i]);
+  };
+  i64(static_cast<std::int64_t>(n.op));
+  i64(static_cast<std::int64_t>(n.kind));
+  i64(static_cast<std::int64_t>(out.dtype));
+  dims(out.shape);
+  for (int i = 0; i < n.num_ins; ++i) {
+    i64(n.ins[i] >= 0 ? resolve(alias, n.ins[i]) : -1);
+    i64(static_cast<std::int64_t>(n.in[i]));
+    if (n.ins[i] < 0) scalar(n.scalars[i]);
+  }
+  i64(static_cast<std::int64_t>(n.cmp));
+  i64(static_cast<std::int64_t>(n.mask));
+  i64(n.axis);
+  if (n.kind == NodeKind::dot) {
+    dims(n.dims.lhs_contracting);
+    dims(n.dims.rhs_contracting);
+    dims(n.dims.lhs_batch);
+    dims(n.dims.rhs_batch);
+    i64(n.dims.conj_lhs * 2 + n.dims.conj_rhs);
+    scalar(n.alpha);
+    scalar(n.beta);
+  }
+  return k;
+}
+
+bool is_value(const Scalar& s, double v) { return s.to<std::complex<double>>() == std::complex<double>(v); }
+
+/// For an identity op (x·1, x + 0, x − 0, x / 1, neg∘neg, conj∘conj, a same-dtype copy
+/// of a whole value), the value it equals; else -1.
+int identity_of(const GraphData& g, const Node& n) {
+  const Value& out = g.values[static_cast<std::size_t>(n.out)];
+  auto same_as_out = [&](int v) {
+    const Value& x = g.values[static_cast<std::size_t>(v)];
+    return x.dtype == out.dtype && x.shape == out.shape;
+  };
+  auto producer_of = [&](int v) -> const Node* {
+    const Value& x = g.values[static_cast<std::size_t>(v)];
+    return x.kind == Value::Kind::buffer ? &g.nodes[static_cast<std::size_t>(x.producer)] : nullptr;
+  };
+  switch (n.op) {
+    case OpId::mul:
+    case OpId::add:
+    case OpId::sub:
+    case OpId::div: {
+      if (n.kind != NodeKind::binary) return -1;
+      const double unit = n.op == OpId::mul || n.op == OpId::div ? 1.0 : 0.0;
+      if (n.ins[0] >= 0 && n.ins[1] < 0 && is_value(n.scalars[1], unit) && same_as_out(n.ins[0])) return n.ins[0];
+      const bool commutes = n.op == OpId::mul || n.op == OpId::add;
+      if (commutes && n.ins[1] >= 0 && n.ins[0] < 0 && is_value(n.scalars[0], unit) && same_as_out(n.ins[1])) return n.ins[1];
+      return -1;
+    }
+    case OpId::neg:
+    case OpId::conj: {
+      const Node* p = producer_of(n.ins[0]);
+      if (p && p->op == n.op && p->kind == NodeKind::unary && plain(g, *p) && same_as_out(p->ins[0])) return p->ins[0];
+      return -1;
+    }
+    case OpId::copy:
+    case OpId::convert:
+    case OpId::cast: {
+      const Value& x = g.values[static_cast<std::size_t>(n.ins[0])];
+      if (x.kind != Value::Kind::view && same_as_out(n.ins[0])) return n.ins[0];
+      return -1;
+    }
+    default: return -1;
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+using detail::GraphData;
+using detail::Node;
+using detail::NodeKind;
+using detail::Value;
+
+Graph eliminate_dead_code(const Graph& graph) {
+  const GraphData& g = graph.data();
+  return detail::wrap(detail::rebuild(g, std::vector<int>(g.values.size(), -1)));
+}
+
+Graph eliminate_common_subexpressions(const Graph& graph) {
+  const GraphData& g = graph.data();
+  // Values are immutable, so two equal ones can share one buffer whatever reads them.
+  std::vector<int> alias(g.values.size(), -1);
+  std::unordered_map<std::string, int> seen_nodes, seen_views;
+  for (std::size_t v = 0; v < g.values.size(); ++v) {
+    const Value& x = g.values[v];
+    std::string key;
+    std::unordered_map<std::string, int>* seen = nullptr;
+    if (x.kind == Value::Kind::view) {
+      key = std::to_string(detail::resolve(alias, x.base)) + ":" + std::to_string(static_cast<int>(x.window.dtype)) + ":" +
+            std::to_string(x.window.offset) + ":" + x.window.extents.to_string() + x.window.strides.to_string();
+      seen = &seen_views;
+    } else if (x.kind == Value::Kind::buffer) {
+      const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
+      if (!detail::plain(g, n)) continue;
+      key = detail::node_key(n, alias, x);
+      seen = &seen_nodes;
+    } else {
+      continue;
+    }
+    const auto [it, fresh] = seen->emplace(key, static_cast<int>(v));
+    if (!fresh) alias[v] = it->second;
+  }
+  return detail::wrap(detail::rebuild(g, alias));
+}
+
+Graph simplify(const Graph& graph) {
+  GraphData g = graph.data();
+  std::vector<int> alias(g.values.size(), -1);
+  const std::vector<char> anchor = detail::anchored(g);
+  for (Node& n : g.nodes) {
+    for (int k = 0; k < n.num_ins; ++k)
+      if (n.ins[k] >= 0) n.ins[k] = detail::resolve(alias, n.ins[k]);
+    if (!detail::plain(g, n)) continue;
+    const int same = detail::identity_of(g, n);
+    // A window is not a buffer: what reads this value's memory (windows, prior values)
+    // could not read it instead.
+    if (same >= 0 && (g.values[static_cast<std::size_t>(same)].kind != Value::Kind::view || !anchor[static_cast<std::size_t>(n.out)]))
+      alias[static_cast<std::size_t>(n.out)] = same;
+  }
+  return detail::wrap(detail::rebuild(g, alias));
+}
+
+Graph fold_constants(const Graph& graph) {
+  constexpr std::int64_t kMaxFolded = 1 << 16;  // elements: larger results stay computed at run time
+  GraphData g = graph.data();
+  for (Value& x : g.values) {
+    if (x.kind != Value::Kind::buffer) continue;
+    const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
+    if (n.kind != NodeKind::unary && n.kind != NodeKind::binary && n.kind != NodeKind::ternary) continue;
+    const detail::ChunkFn fn = detail::chunk_fn(n.op, x.dtype);
+    if (!fn || !detail::plain(g, n) || detail::numel_of(x.shape) > kMaxFolded) continue;
+    bool all_constant = true;
+    const void* ptr[3] = {nullptr, nullptr, nullptr};
+    std::int64_t stride[3] = {0, 0, 0};
+    std::vector<unsigned char> scalars(3 * 16);
+    for (int k = 0; k < n.num_ins && all_constant; ++k) {
+      if (n.ins[k] < 0) {
+        visit_dtype<DTypeSet::inexact>("graph.fold_constants", x.dtype, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          const T c = n.scalars[k].to<T>();
+          std::memcpy(scalars.data() + 16 * k, &c, sizeof c);
+        });
+        ptr[k] = scalars.data() + 16 * k;
+        continue;
+      }
+      const Value& in = g.values[static_cast<std::size_t>(n.ins[k])];
+      all_constant = in.kind == Value::Kind::constant && in.dtype == x.dtype && n.in[k] == x.dtype && in.shape == x.shape &&
+                     in.constant.is_contiguous();
+      if (all_constant) {
+        ptr[k] = in.constant.data();
+        stride[k] = 1;
+      }
+    }
+    if (!all_constant) continue;
+    Tensor r = Tensor::empty(x.shape.span(), x.dtype);
+    fn(ptr[0], stride[0], ptr[1], stride[1], ptr[2], stride[2], r.mutable_data(), r.numel());
+    x.kind = Value::Kind::constant;
+    x.constant = std::move(r);
+    x.producer = -1;
+  }
+  // The folded nodes stay in `nodes` with nobody pointing at them: rebuild drops them.
+  return detail::wrap(detail::rebuild(g, std::vector<int>(g.values.size(), -1)));
+}
+
+Graph optimize(const Graph& g) { return eliminate_dead_code(eliminate_common_subexpressions(simplify(fold_constants(g)))); }
+
+}  // namespace tenferro::graph
