@@ -189,4 +189,32 @@ struct CompileOptions {
 /// Compiles `g` (Note [Compiled graphs]).
 TENFERRO_API CompiledGraph compile(const Graph& g, const CompileOptions& options = {});
 
+/// Note [Graph functions]
+/// A traceable function that specializes itself: a call traces and compiles `fn` for
+/// the inputs' signature (dtypes and shapes) the first time and keeps the compiled graph
+/// in the session's resources (CacheKind::graphs: a bounded cache with stats, limits and
+/// clear through the backend's cache management calls), keyed by the function's
+/// process-unique id and the signature; later calls with that signature run it at once
+/// (a handful of compares and the run). A new shape traces and compiles again and is
+/// cached beside the first. Called on a trace session (inside another traced function),
+/// it calls `fn` directly, so the outer graph records its ops. Copies share the id (and
+/// so the cached graphs).
+class TENFERRO_API Function {
+ public:
+  explicit Function(TraceFn fn, CompileOptions options = {});
+  /// The results of fn on `inputs` (run() of the graph compiled for their signature).
+  /// Errors: those of trace() on a new signature, then those of run().
+  std::vector<Tensor> operator()(Session& s, std::span<const Tensor> inputs) const;
+  /// run_into() of the graph compiled for the inputs' signature.
+  void call_into(Session& s, std::span<const Tensor> inputs, std::span<const Tensor> outputs) const;
+  /// The process-unique id the cache keys on.
+  std::uint64_t id() const noexcept { return id_; }
+
+ private:
+  CompiledGraph compiled(Session& s, std::span<const Tensor> inputs) const;
+  TraceFn fn_;
+  CompileOptions options_;
+  std::uint64_t id_;
+};
+
 }  // namespace tenferro::graph

@@ -50,10 +50,11 @@ enum class CacheKind : std::uint8_t {
   linalg_workspaces,  ///< LAPACK workspace sizes
   fft_plans,          ///< FFTW plans
   einsum_programs,    ///< parsed and planned one-shot einsum calls (Note [Einsum program cache])
+  graphs,             ///< compiled graphs of graph::Function, one per input signature (graph.hpp)
 };
 /// Number of cache kinds.
-inline constexpr int kNumCacheKinds = 4;
-/// "dot_plans", "linalg_workspaces", "fft_plans", "einsum_programs" ("?" outside the enum).
+inline constexpr int kNumCacheKinds = 5;
+/// "dot_plans", "linalg_workspaces", "fft_plans", "einsum_programs", "graphs" ("?" outside the enum).
 TENFERRO_API std::string_view cache_kind_name(CacheKind k) noexcept;
 
 namespace detail {

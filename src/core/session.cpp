@@ -19,6 +19,7 @@ std::string_view cache_kind_name(CacheKind k) noexcept {
     case CacheKind::linalg_workspaces: return "linalg_workspaces";
     case CacheKind::fft_plans: return "fft_plans";
     case CacheKind::einsum_programs: return "einsum_programs";
+    case CacheKind::graphs: return "graphs";
   }
   return "?";
 }

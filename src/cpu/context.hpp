@@ -45,6 +45,9 @@ struct CpuResources {
   /// One-shot einsum programs (src/einsum, Note [Einsum program cache]): set associative,
   /// as a sweep's hit must cost a handful of compares.
   BoundedCache<ErasedHandle> einsum_programs{32, std::size_t{1} << 20};
+  /// Compiled graphs of graph::Function calls (src/runtime/function.cpp), keyed by the
+  /// function and the input signature.
+  BoundedCache<ErasedHandle> graphs{64, std::size_t{16} << 20};
   /// Lane slots (root resources only; a lane slot's own stays empty).
   LaneSlots lanes;
 
@@ -55,6 +58,7 @@ struct CpuResources {
       case CacheKind::linalg_workspaces: return f(linalg_plans);
       case CacheKind::fft_plans: return f(fft_plans);
       case CacheKind::einsum_programs: return f(einsum_programs);
+      case CacheKind::graphs: return f(graphs);
     }
     throw ArgumentError(op, "cache kind " + std::to_string(static_cast<int>(k)) + " is not a CacheKind");
   }

@@ -390,4 +390,49 @@ TEST(GraphCompile, SteadyStateRunIntoAllocatesNothing) {
   expect_close(out[1], want[1], 1e-13);
 }
 
+TEST(GraphFunction, CompilesOncePerSignatureInTheSessionsCache) {
+  int traces = 0;
+  const tg::Function f([&](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    ++traces;
+    return {sum(s, mul(s, exp(s, in[0]), in[0]), std::vector<std::int64_t>{0})};
+  });
+  CpuBackend b([] {
+    CpuBackendOptions o;
+    o.num_threads = 1;
+    return o;
+  }());
+  std::mt19937_64 rng(8);
+  const Tensor x = random_tensor(rng, Shape{3, 4}, DType::f64), y = random_tensor(rng, Shape{5}, DType::f64);
+  {
+    HeldSession s = b.open_session();
+    for (int i = 0; i < 3; ++i) expect_close(f(s, std::vector<Tensor>{x})[0], sum(s, mul(s, exp(s, x), x), std::vector<std::int64_t>{0}), 1e-14);
+    expect_close(f(s, std::vector<Tensor>{y})[0], sum(s, mul(s, exp(s, y), y), std::vector<std::int64_t>{0}), 1e-14);
+    EXPECT_EQ(traces, 2) << "one trace per input signature";
+    // Steady state: the cached graph runs without a heap allocation.
+    const std::vector<Tensor> in = {x};
+    const std::vector<Tensor> out = {Tensor::zeros({4}, DType::f64)};
+    f.call_into(s, in, out);
+    namespace alloc = tenferro::testing::alloc;
+    alloc::news = 0;
+    alloc::counting = true;
+    for (int i = 0; i < 10; ++i) f.call_into(s, in, out);
+    alloc::counting = false;
+    EXPECT_EQ(alloc::news.load(), 0);
+    // Inside another trace, the function's ops join the outer graph.
+    const tg::Graph outer = tg::trace([&](Session& ts, std::span<const Tensor> xs) { return f(ts, xs); }, {{Shape{3, 4}, DType::f64}});
+    EXPECT_EQ(outer.num_nodes(), 3);
+  }
+  const PlanCacheStats st = b.cache_stats(CacheKind::graphs);
+  EXPECT_EQ(st.entries, 2u);
+  EXPECT_EQ(st.misses, 2u);
+  EXPECT_GE(st.hits, 13u);
+  b.clear_cache(CacheKind::graphs);
+  EXPECT_EQ(b.cache_stats(CacheKind::graphs).entries, 0u);
+  {
+    HeldSession s = b.open_session();
+    (void)f(s, std::vector<Tensor>{x});
+  }
+  EXPECT_EQ(traces, 4) << "the outer trace called fn once more, then a cleared cache traces again";
+}
+
 }  // namespace
