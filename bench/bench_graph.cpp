@@ -6,8 +6,9 @@
 //   graph/hvp/mps6_chi16        HVP (jvp of grad) of a 6-site MPS energy, bond 16
 //   graph/compile/1000_nodes    trace + compile of a 1000-node random program
 // Yardsticks: ad/chain16_4x4/fwd_bwd (eager AD), eager/fused8/1M_f64 (the same direct
-// ops), copy/raw_memcpy/1M_f64 (one read-and-write pass), graph/grad/mps6_chi16 (the
-// compiled gradient the HVP is measured against).
+// ops), eager/exp and eager/tanh (the compute floor of fused8), copy/raw_memcpy/1M_f64
+// (one read-and-write pass), graph/grad/mps6_chi16 (the compiled gradient the HVP is
+// measured against).
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -106,6 +107,18 @@ void eager_fused8(benchmark::State& st) {
   const Tensor x = random({kFusedN}, 2);
   for (auto _ : st) {
     const Tensor y = fused8(s, x);
+    benchmark::DoNotOptimize(y.data());
+  }
+  st.SetBytesProcessed(st.iterations() * kFusedN * 8 * 2);
+}
+
+/// One analytic op alone on the same input: the compute floor of fused8 (which has
+/// an exp and a tanh per element).
+template <Tensor (*op)(Session&, const Tensor&)> void eager_one(benchmark::State& st) {
+  HeldSession s = backend().open_session();
+  const Tensor x = random({kFusedN}, 2);
+  for (auto _ : st) {
+    const Tensor y = op(s, x);
     benchmark::DoNotOptimize(y.data());
   }
   st.SetBytesProcessed(st.iterations() * kFusedN * 8 * 2);
@@ -218,6 +231,8 @@ BENCHMARK(graph_chain16_fwd_bwd)->Name("graph/chain16_4x4/fwd_bwd");
 BENCHMARK(ad_chain16_fwd_bwd)->Name("ad/chain16_4x4/fwd_bwd");
 BENCHMARK(graph_fused8)->Name("graph/fused8/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(eager_fused8)->Name("eager/fused8/1M_f64")->Unit(benchmark::kMicrosecond);
+BENCHMARK(eager_one<tenferro::exp>)->Name("eager/exp/1M_f64")->Unit(benchmark::kMicrosecond);
+BENCHMARK(eager_one<tenferro::tanh>)->Name("eager/tanh/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(raw_memcpy_1m)->Name("copy/raw_memcpy/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(graph_grad_mps)->Name("graph/grad/mps6_chi16")->Unit(benchmark::kMicrosecond);
 BENCHMARK(graph_hvp_mps)->Name("graph/hvp/mps6_chi16")->Unit(benchmark::kMicrosecond);

@@ -162,6 +162,10 @@ class TENFERRO_API CompiledGraph {
   /// ShapeError for an input that does not match its spec; the typed error of a kernel
   /// (out of memory: BackendError).
   std::vector<Tensor> run(Session& s, std::span<const Tensor> inputs) const;
+  /// run() with an initializer list of inputs.
+  std::vector<Tensor> run(Session& s, std::initializer_list<Tensor> inputs) const {
+    return run(s, std::span<const Tensor>(inputs.begin(), inputs.size()));
+  }
   /// Runs the graph writing result k into outputs[k] (any writable layout of the
   /// result's shape and dtype, disjoint from the inputs and from each other). Errors as
   /// run(), and for the outputs as the ops' `_into` forms; nothing is written on error.

@@ -7,7 +7,8 @@
 // just before its producer runs, a view from its base just before its first reader) and
 // empties it right after its last use (computed at compile time), so a buffer goes back
 // to the pool as soon as nothing reads it and the next step's allocation of its size
-// class reuses it. The slot vectors are kept in the compiled graph between runs (one per
+// class reuses it. An elementwise step whose operand buffer dies with it writes into that
+// buffer (in place) instead of allocating. The slot vectors are kept in the compiled graph between runs (one per
 // concurrent run), so a steady-state run allocates nothing on the heap.
 #include <cstring>
 #include <mutex>
@@ -160,7 +161,10 @@ void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, 
       continue;
     }
     const Slot& o = c.slots[static_cast<std::size_t>(st.out)];
-    t[st.out] = Tensor::empty(std::span<const std::int64_t>(o.shape.data(), static_cast<std::size_t>(o.shape.size())), o.dtype);
+    if (st.reuse >= 0)  // in place: the operand's buffer is dead after this step (Note [Run slots])
+      t[st.out] = t[st.reuse];
+    else
+      t[st.out] = Tensor::empty(std::span<const std::int64_t>(o.shape.data(), static_cast<std::size_t>(o.shape.size())), o.dtype);
     if (st.init >= 0) {
       const Tensor& from = t[st.init];
       std::memcpy(t[st.out].mutable_data(), from.data(), static_cast<std::size_t>(from.numel()) * dtype_size(from.dtype()));
@@ -284,6 +288,22 @@ CompiledGraph compile(const Graph& source, const CompileOptions& options) {
       last_use[static_cast<std::size_t>(c->slots[static_cast<std::size_t>(s)].base)] = static_cast<int>(c->steps.size());
   }
   if (options.fuse) fuse_steps(*c, makes, last_use);
+  // In-place elementwise steps: an operand buffer whose last reader is this step, of the
+  // result's shape and dtype, becomes the result's buffer (the kernels accept an output
+  // laid out exactly as an input).
+  for (std::size_t i = 0; i < c->steps.size(); ++i) {
+    Step& st = c->steps[i];
+    if (st.fused >= 0 || st.init >= 0 || st.target != st.out) continue;
+    const NodeKind kind = st.node->kind;
+    if (kind != NodeKind::unary && kind != NodeKind::binary && kind != NodeKind::ternary) continue;
+    const Slot& o = c->slots[static_cast<std::size_t>(st.out)];
+    for (int k = 0; k < st.node->num_ins && st.reuse < 0; ++k) {
+      const int x = st.ins[k];
+      if (x < 0 || last_use[static_cast<std::size_t>(x)] != static_cast<int>(i)) continue;
+      const Slot& in = c->slots[static_cast<std::size_t>(x)];
+      if (in.kind == Slot::Kind::buffer && in.dtype == o.dtype && in.shape == o.shape) st.reuse = x;
+    }
+  }
   // Flatten the per-step lists.
   std::vector<std::vector<int>> drops(c->steps.size());
   for (std::size_t sl = 0; sl < c->slots.size(); ++sl) {

@@ -34,6 +34,7 @@ struct Step {
   int target = -1;      ///< slot the kernel writes (out, or a window of it)
   int init = -1;        ///< slot copied into out first, or -1
   int ins[3] = {-1, -1, -1};
+  int reuse = -1;       ///< an operand slot whose buffer becomes out's (in place), or -1
   int fused = -1;       ///< a fused group (into CompiledData::groups; node, fn, out unused), or -1
   std::uint32_t make_begin = 0, make_end = 0;  ///< window slots to make before the call (into `makes`)
   std::uint32_t drop_begin = 0, drop_end = 0;  ///< slots to empty after it (into `drops`)

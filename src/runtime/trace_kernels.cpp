@@ -31,30 +31,22 @@ template <OpId op, int N> void trace_ew(const Session& s, const EwCall<N>& c) {
   n.contiguous = c.contiguous;
 }
 
+/// A node of `kind` reading x and writing out (the one-operand kernel signatures).
+template <OpId op> Node& record_one(const Session& s, NodeKind kind, const Tensor& x, const Tensor& out) {
+  TraceRecorder& r = recorder(s);
+  const int in = r.operand(x, op_name(op));
+  Node& n = r.write(op, kind, out);
+  n.ins[0] = in;
+  n.num_ins = 1;
+  return n;
+}
+
 template <OpId op> void trace_reduce(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
-  TraceRecorder& r = recorder(s);
-  const int in = r.operand(x, op_name(op));
-  Node& n = r.write(op, NodeKind::reduce, out);
-  n.ins[0] = in;
-  n.num_ins = 1;
-  n.mask = mask;
+  record_one<op>(s, NodeKind::reduce, x, out).mask = mask;
 }
-
-template <OpId op> void trace_convert(Session& s, const Tensor& x, const Tensor& out) {
-  TraceRecorder& r = recorder(s);
-  const int in = r.operand(x, op_name(op));
-  Node& n = r.write(op, NodeKind::convert, out);
-  n.ins[0] = in;
-  n.num_ins = 1;
-}
-
+template <OpId op> void trace_convert(Session& s, const Tensor& x, const Tensor& out) { record_one<op>(s, NodeKind::convert, x, out); }
 template <OpId op> void trace_axis(const Session& s, const Tensor& x, const Tensor& out, int axis) {
-  TraceRecorder& r = recorder(s);
-  const int in = r.operand(x, op_name(op));
-  Node& n = r.write(op, NodeKind::along_axis, out);
-  n.ins[0] = in;
-  n.num_ins = 1;
-  n.axis = axis;
+  record_one<op>(s, NodeKind::along_axis, x, out).axis = axis;
 }
 
 /// pad's and embed_diagonal's kernel: out filled with the value whose bytes are `fill`

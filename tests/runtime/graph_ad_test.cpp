@@ -14,6 +14,7 @@
 
 #include "ops/analytic/analytic_cases.hpp"
 #include "support/expect_error.hpp"
+#include "support/backends.hpp"
 #include "support/test_util.hpp"
 #include "tenferro/tenferro.hpp"
 
@@ -27,14 +28,7 @@ using tenferro::testing::random_tensor;
 using tenferro::testing::value_at;
 namespace tg = tenferro::graph;
 
-CpuBackend& backend() {
-  static CpuBackend b([] {
-    CpuBackendOptions o;
-    o.num_threads = 1;
-    return o;
-  }());
-  return b;
-}
+CpuBackend& backend() { return tenferro::testing::one_thread_backend(); }
 
 /// max |a - b| / (1 + max |b|).
 double rel_err(const Tensor& a, const Tensor& b) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <random>
 
+#include "support/backends.hpp"
 #include "support/test_util.hpp"
 #include "tenferro/tenferro.hpp"
 
@@ -18,14 +19,7 @@ using tenferro::testing::random_tensor;
 using tenferro::testing::value_at;
 namespace tg = tenferro::graph;
 
-CpuBackend& backend() {
-  static CpuBackend b([] {
-    CpuBackendOptions o;
-    o.num_threads = 1;
-    return o;
-  }());
-  return b;
-}
+CpuBackend& backend() { return tenferro::testing::one_thread_backend(); }
 
 constexpr tg::CompileOptions kAsTraced{.optimize = false, .fuse = false};
 

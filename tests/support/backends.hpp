@@ -41,6 +41,16 @@ inline const std::vector<BackendUnderTest>& compiled_backends() {
   return list;
 }
 
+/// A process-wide CPU backend of one thread (results independent of the core count).
+inline CpuBackend& one_thread_backend() {
+  static CpuBackend b([] {
+    CpuBackendOptions o;
+    o.num_threads = 1;
+    return o;
+  }());
+  return b;
+}
+
 /// body(backend, session) once per compiled backend, under a SCOPED_TRACE of its name.
 inline void for_each_backend(const std::function<void(const BackendUnderTest&, Session&)>& body) {
   for (const BackendUnderTest& b : compiled_backends()) {
