@@ -108,7 +108,7 @@ void call(Session& s, const Step& st, RunSlots& t) {
     case NodeKind::convert: st.fn.convert(s, t[st.ins[0]], out); return;
     case NodeKind::along_axis: st.fn.along_axis(s, t[st.ins[0]], out, n.axis); return;
     case NodeKind::dot:
-      st.fn.dot(s, DotCall{"dot_general", &t[st.ins[0]], &t[st.ins[1]], &out, &n.sig, &n.dims, &n.alpha, &n.beta, nullptr});
+      st.fn.dot(s, DotCall{"dot_general", &t[st.ins[0]], &t[st.ins[1]], &out, &n.dot->sig, &n.dot->dims, &n.dot->alpha, &n.dot->beta, nullptr});
       return;
   }
 }

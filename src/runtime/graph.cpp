@@ -101,11 +101,11 @@ void node_text(std::ostream& os, const GraphData& g, const Node& n) {
     case NodeKind::reduce: os << " {axes = " << mask_text(n.mask) << "}"; break;
     case NodeKind::along_axis: os << " {axis = " << n.axis << "}"; break;
     case NodeKind::dot:
-      os << " {contracting = " << n.dims.lhs_contracting.to_string() << "x" << n.dims.rhs_contracting.to_string()
-         << ", batch = " << n.dims.lhs_batch.to_string() << "x" << n.dims.rhs_batch.to_string();
-      if (n.dims.conj_lhs) os << ", conj_lhs";
-      if (n.dims.conj_rhs) os << ", conj_rhs";
-      os << ", alpha = " << n.alpha.to_string() << ", beta = " << n.beta.to_string() << "}";
+      os << " {contracting = " << n.dot->dims.lhs_contracting.to_string() << "x" << n.dot->dims.rhs_contracting.to_string()
+         << ", batch = " << n.dot->dims.lhs_batch.to_string() << "x" << n.dot->dims.rhs_batch.to_string();
+      if (n.dot->dims.conj_lhs) os << ", conj_lhs";
+      if (n.dot->dims.conj_rhs) os << ", conj_rhs";
+      os << ", alpha = " << n.dot->alpha.to_string() << ", beta = " << n.dot->beta.to_string() << "}";
       break;
     default: break;
   }
@@ -191,13 +191,13 @@ std::uint64_t Graph::fingerprint() const noexcept {
       h.i64(static_cast<std::int64_t>(n.mask));
       h.i64(n.axis);
       if (n.kind == detail::NodeKind::dot) {
-        h.dims(n.dims.lhs_contracting);
-        h.dims(n.dims.rhs_contracting);
-        h.dims(n.dims.lhs_batch);
-        h.dims(n.dims.rhs_batch);
-        h.i64(n.dims.conj_lhs * 2 + n.dims.conj_rhs);
-        h.scalar(n.alpha);
-        h.scalar(n.beta);
+        h.dims(n.dot->dims.lhs_contracting);
+        h.dims(n.dot->dims.rhs_contracting);
+        h.dims(n.dot->dims.lhs_batch);
+        h.dims(n.dot->dims.rhs_batch);
+        h.i64(n.dot->dims.conj_lhs * 2 + n.dot->dims.conj_rhs);
+        h.scalar(n.dot->alpha);
+        h.scalar(n.dot->beta);
       }
     }
   }

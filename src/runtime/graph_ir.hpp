@@ -28,6 +28,7 @@
 #include "core/internal_check.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -99,7 +100,13 @@ struct Node {
   std::uint64_t mask = 0;
   // Along an axis.
   int axis = 0;
-  // dot_general.
+  // dot_general: the call's parameters, shared (immutable) so that nodes stay small.
+  std::shared_ptr<const struct DotParams> dot;
+};
+
+/// A dot_general node's parameters: the inferred signature, its axis groups as DotDims
+/// (normalized) and the scalars.
+struct DotParams {
   DotSignature sig{};
   DotDims dims;
   Scalar alpha, beta;

@@ -326,14 +326,14 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
       return x;
     }
     case NodeKind::dot: {
-      EagerTensor r = ad::dot_general(ctx, in(0), in(1), n.dims);
-      const std::complex<double> alpha = n.alpha.to<std::complex<double>>();
-      if (alpha != std::complex<double>(1.0)) r = ad::mul(ctx, r, n.alpha);
+      EagerTensor r = ad::dot_general(ctx, in(0), in(1), n.dot->dims);
+      const std::complex<double> alpha = n.dot->alpha.to<std::complex<double>>();
+      if (alpha != std::complex<double>(1.0)) r = ad::mul(ctx, r, n.dot->alpha);
       if (n.init_from >= 0) {  // beta · (the value the buffer held), read through the same window
         const Value& prev = g.values[static_cast<std::size_t>(n.init_from)];
         EagerTensor old = vals[static_cast<std::size_t>(n.init_from)];
         for (const ViewStep& s : decompose_window(prev.shape, prev.dtype, n.out_view)) old = apply_step(ctx, old, s);
-        r = ad::add(ctx, r, ad::mul(ctx, old, n.beta));
+        r = ad::add(ctx, r, ad::mul(ctx, old, n.dot->beta));
       }
       return r;
     }

@@ -1,6 +1,7 @@
 // Graph passes (Note [Graph passes] in tenferro/graph.hpp): dead-code elimination,
 // common-subexpression elimination, constant folding and algebraic simplification, each
 // graph → graph.
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <string>
@@ -21,9 +22,9 @@ int resolve(const std::vector<int>& alias, int v) {
   return v;
 }
 
-/// g with every read of v redirected to alias[v] (when >= 0), then only the values the
-/// results need, renumbered in their order.
-GraphData rebuild(const GraphData& g, const std::vector<int>& alias) {
+/// Which values the results need (reads of v redirected to alias[v] when >= 0); the
+/// inputs always (the signature stays).
+std::vector<char> needed_values(const GraphData& g, const std::vector<int>& alias) {
   const std::size_t nv = g.values.size();
   std::vector<char> needed(nv, 0);
   std::vector<int> stack;
@@ -41,8 +42,18 @@ GraphData rebuild(const GraphData& g, const std::vector<int>& alias) {
       if (n.ins[k] >= 0) stack.push_back(resolve(alias, n.ins[k]));
     if (n.init_from >= 0) stack.push_back(resolve(alias, n.init_from));
   }
-  for (int v : g.inputs) needed[static_cast<std::size_t>(v)] = 1;  // the signature stays
+  for (int v : g.inputs) needed[static_cast<std::size_t>(v)] = 1;
+  return needed;
+}
+
+/// g with every read of v redirected to alias[v] (when >= 0), then only the values the
+/// results need, renumbered in their order.
+GraphData rebuild(const GraphData& g, const std::vector<int>& alias) {
+  const std::size_t nv = g.values.size();
+  const std::vector<char> needed = needed_values(g, alias);
   GraphData out;
+  out.values.reserve(nv);
+  out.nodes.reserve(g.nodes.size());
   std::vector<int> id(nv, -1);
   for (std::size_t v = 0; v < nv; ++v) {
     if (!needed[v]) continue;
@@ -111,13 +122,13 @@ std::string node_key(const Node& n, const std::vector<int>& alias, const Value& 
   i64(static_cast<std::int64_t>(n.mask));
   i64(n.axis);
   if (n.kind == NodeKind::dot) {
-    dims(n.dims.lhs_contracting);
-    dims(n.dims.rhs_contracting);
-    dims(n.dims.lhs_batch);
-    dims(n.dims.rhs_batch);
-    i64(n.dims.conj_lhs * 2 + n.dims.conj_rhs);
-    scalar(n.alpha);
-    scalar(n.beta);
+    dims(n.dot->dims.lhs_contracting);
+    dims(n.dot->dims.rhs_contracting);
+    dims(n.dot->dims.lhs_batch);
+    dims(n.dot->dims.rhs_batch);
+    i64(n.dot->dims.conj_lhs * 2 + n.dot->dims.conj_rhs);
+    scalar(n.dot->alpha);
+    scalar(n.dot->beta);
   }
   return k;
 }
@@ -175,13 +186,17 @@ using detail::Value;
 
 Graph eliminate_dead_code(const Graph& graph) {
   const GraphData& g = graph.data();
-  return detail::wrap(detail::rebuild(g, std::vector<int>(g.values.size(), -1)));
+  const std::vector<int> none(g.values.size(), -1);
+  const std::vector<char> needed = detail::needed_values(g, none);
+  if (std::find(needed.begin(), needed.end(), 0) == needed.end()) return graph;
+  return detail::wrap(detail::rebuild(g, none));
 }
 
 Graph eliminate_common_subexpressions(const Graph& graph) {
   const GraphData& g = graph.data();
   // Values are immutable, so two equal ones can share one buffer whatever reads them.
   std::vector<int> alias(g.values.size(), -1);
+  bool changed = false;
   std::unordered_map<std::string, int> seen_nodes, seen_views;
   for (std::size_t v = 0; v < g.values.size(); ++v) {
     const Value& x = g.values[v];
@@ -200,37 +215,48 @@ Graph eliminate_common_subexpressions(const Graph& graph) {
       continue;
     }
     const auto [it, fresh] = seen->emplace(key, static_cast<int>(v));
-    if (!fresh) alias[v] = it->second;
+    if (!fresh) {
+      alias[v] = it->second;
+      changed = true;
+    }
   }
-  return detail::wrap(detail::rebuild(g, alias));
+  return changed ? detail::wrap(detail::rebuild(g, alias)) : graph;
 }
 
 Graph simplify(const Graph& graph) {
-  GraphData g = graph.data();
+  const GraphData& g = graph.data();
   std::vector<int> alias(g.values.size(), -1);
   const std::vector<char> anchor = detail::anchored(g);
-  for (Node& n : g.nodes) {
+  bool changed = false;
+  for (const Node& node : g.nodes) {
+    if (!detail::plain(g, node)) continue;
+    Node n = node;  // with its operands' aliases followed
     for (int k = 0; k < n.num_ins; ++k)
       if (n.ins[k] >= 0) n.ins[k] = detail::resolve(alias, n.ins[k]);
-    if (!detail::plain(g, n)) continue;
     const int same = detail::identity_of(g, n);
+    if (same < 0) continue;
     // A window is not a buffer: what reads this value's memory (windows, prior values)
     // could not read it instead.
-    if (same >= 0 && (g.values[static_cast<std::size_t>(same)].kind != Value::Kind::view || !anchor[static_cast<std::size_t>(n.out)]))
-      alias[static_cast<std::size_t>(n.out)] = same;
+    if (g.values[static_cast<std::size_t>(detail::resolve(alias, same))].kind == Value::Kind::view && anchor[static_cast<std::size_t>(n.out)]) continue;
+    alias[static_cast<std::size_t>(n.out)] = same;
+    changed = true;
   }
-  return detail::wrap(detail::rebuild(g, alias));
+  return changed ? detail::wrap(detail::rebuild(g, alias)) : graph;
 }
 
 Graph fold_constants(const Graph& graph) {
   constexpr std::int64_t kMaxFolded = 1 << 16;  // elements: larger results stay computed at run time
-  GraphData g = graph.data();
-  for (Value& x : g.values) {
+  const GraphData& src = graph.data();
+  GraphData g;  // a copy, made at the first fold
+  bool changed = false;
+  for (std::size_t id = 0; id < src.values.size(); ++id) {
+    const Value& x = changed ? g.values[id] : src.values[id];
     if (x.kind != Value::Kind::buffer) continue;
-    const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
+    const GraphData& cur = changed ? g : src;
+    const Node& n = cur.nodes[static_cast<std::size_t>(x.producer)];
     if (n.kind != NodeKind::unary && n.kind != NodeKind::binary && n.kind != NodeKind::ternary) continue;
     const detail::ChunkFn fn = detail::chunk_fn(n.op, x.dtype);
-    if (!fn || !detail::plain(g, n) || detail::numel_of(x.shape) > kMaxFolded) continue;
+    if (!fn || !detail::plain(cur, n) || detail::numel_of(x.shape) > kMaxFolded) continue;
     bool all_constant = true;
     const void* ptr[3] = {nullptr, nullptr, nullptr};
     std::int64_t stride[3] = {0, 0, 0};
@@ -245,7 +271,7 @@ Graph fold_constants(const Graph& graph) {
         ptr[k] = scalars.data() + 16 * k;
         continue;
       }
-      const Value& in = g.values[static_cast<std::size_t>(n.ins[k])];
+      const Value& in = cur.values[static_cast<std::size_t>(n.ins[k])];
       all_constant = in.kind == Value::Kind::constant && in.dtype == x.dtype && n.in[k] == x.dtype && in.shape == x.shape &&
                      in.constant.is_contiguous();
       if (all_constant) {
@@ -256,10 +282,16 @@ Graph fold_constants(const Graph& graph) {
     if (!all_constant) continue;
     Tensor r = Tensor::empty(x.shape.span(), x.dtype);
     fn(ptr[0], stride[0], ptr[1], stride[1], ptr[2], stride[2], r.mutable_data(), r.numel());
-    x.kind = Value::Kind::constant;
-    x.constant = std::move(r);
-    x.producer = -1;
+    if (!changed) {
+      g = src;
+      changed = true;
+    }
+    Value& folded = g.values[id];
+    folded.kind = Value::Kind::constant;
+    folded.constant = std::move(r);
+    folded.producer = -1;
   }
+  if (!changed) return graph;
   // The folded nodes stay in `nodes` with nobody pointing at them: rebuild drops them.
   return detail::wrap(detail::rebuild(g, std::vector<int>(g.values.size(), -1)));
 }

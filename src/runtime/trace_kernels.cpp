@@ -77,24 +77,26 @@ void trace_dot(Session& s, const DotCall& c) {
   else
     matrix_form_signature(*c.matrix, sig);
   const bool reads_out = c.beta->to<std::complex<double>>() != std::complex<double>(0.0);
+  auto p = std::make_shared<graph::detail::DotParams>();
+  p->sig = sig;
+  // The axis groups as DotDims (normalized), for the text form and for replay.
+  for (int i = 0; i < sig.nk; ++i) {
+    p->dims.lhs_contracting.push_back(sig.lhs_contracting[i]);
+    p->dims.rhs_contracting.push_back(sig.rhs_contracting[i]);
+  }
+  for (int i = 0; i < sig.nb; ++i) {
+    p->dims.lhs_batch.push_back(sig.lhs_batch[i]);
+    p->dims.rhs_batch.push_back(sig.rhs_batch[i]);
+  }
+  p->dims.conj_lhs = sig.conj_lhs;
+  p->dims.conj_rhs = sig.conj_rhs;
+  p->alpha = *c.alpha;
+  p->beta = *c.beta;
   Node& n = r.write(OpId::dot_general, NodeKind::dot, *c.out, reads_out);
   n.ins[0] = lhs;
   n.ins[1] = rhs;
   n.num_ins = 2;
-  n.sig = sig;
-  // The axis groups as DotDims (normalized), for the text form and for replay.
-  for (int i = 0; i < sig.nk; ++i) {
-    n.dims.lhs_contracting.push_back(sig.lhs_contracting[i]);
-    n.dims.rhs_contracting.push_back(sig.rhs_contracting[i]);
-  }
-  for (int i = 0; i < sig.nb; ++i) {
-    n.dims.lhs_batch.push_back(sig.lhs_batch[i]);
-    n.dims.rhs_batch.push_back(sig.rhs_batch[i]);
-  }
-  n.dims.conj_lhs = sig.conj_lhs;
-  n.dims.conj_rhs = sig.conj_rhs;
-  n.alpha = *c.alpha;
-  n.beta = *c.beta;
+  n.dot = std::move(p);
 }
 
 constexpr bool copies_through_convert(OpId op) noexcept {
