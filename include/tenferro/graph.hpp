@@ -83,7 +83,7 @@ class TENFERRO_API Graph {
   std::string to_text() const;
   /// A structural fingerprint: a hash of the ops, their attributes, every value's
   /// shape, dtype and window, the inputs and the results; not of constant data.
-  std::uint64_t fingerprint() const noexcept;
+  std::uint64_t fingerprint() const;
 
   /// Internal: the graph's data.
   const detail::GraphData& data() const noexcept { return *data_; }

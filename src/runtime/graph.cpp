@@ -41,6 +41,42 @@ Layout layout_of(const GraphData& g, int v) {
   return x.kind == Value::Kind::view ? x.window : compact_layout(x.shape, x.dtype);
 }
 
+std::string node_key(const Node& n, const std::function<int(int)>& id) {
+  std::string k;
+  auto i64 = [&](std::int64_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  auto scalar = [&](const Scalar& s) {
+    i64(static_cast<std::int64_t>(s.kind()));
+    const std::complex<double> z = s.to<std::complex<double>>();
+    k.append(reinterpret_cast<const char*>(&z), sizeof z);
+    if (s.kind() == Scalar::Kind::integer) i64(s.to<std::int64_t>());
+  };
+  auto dims = [&](const Dims& d) {
+    i64(d.size());
+    for (int i = 0; i < d.size(); ++i) i64(d[i]);
+  };
+  i64(static_cast<std::int64_t>(n.op));
+  i64(static_cast<std::int64_t>(n.kind));
+  i64(n.num_ins);
+  for (int i = 0; i < n.num_ins; ++i) {
+    i64(n.ins[i] >= 0 ? id(n.ins[i]) : -1);
+    i64(static_cast<std::int64_t>(n.in[i]));
+    if (n.ins[i] < 0) scalar(n.scalars[i]);
+  }
+  i64(static_cast<std::int64_t>(n.cmp));
+  i64(static_cast<std::int64_t>(n.mask));
+  i64(n.axis);
+  if (n.kind == NodeKind::dot) {
+    dims(n.dot->dims.lhs_contracting);
+    dims(n.dot->dims.rhs_contracting);
+    dims(n.dot->dims.lhs_batch);
+    dims(n.dot->dims.rhs_batch);
+    i64(n.dot->dims.conj_lhs * 2 + n.dot->dims.conj_rhs);
+    scalar(n.dot->alpha);
+    scalar(n.dot->beta);
+  }
+  return k;
+}
+
 namespace {
 
 /// FNV-1a over the structure.
@@ -60,12 +96,6 @@ struct Hasher {
     i64(l.offset);
     dims(l.extents);
     dims(l.strides);
-  }
-  void scalar(const Scalar& s) noexcept {
-    i64(static_cast<std::int64_t>(s.kind()));
-    const std::complex<double> z = s.to<std::complex<double>>();
-    bytes(&z, sizeof z);
-    if (s.kind() == Scalar::Kind::integer) i64(s.to<std::int64_t>());
   }
 };
 
@@ -163,9 +193,10 @@ std::string Graph::to_text() const {
   return os.str();
 }
 
-std::uint64_t Graph::fingerprint() const noexcept {
+std::uint64_t Graph::fingerprint() const {
   const GraphData& g = *data_;
   detail::Hasher h;
+  const auto same_id = [](int v) { return v; };
   for (const Value& v : g.values) {
     h.i64(static_cast<std::int64_t>(v.kind));
     h.i64(static_cast<std::int64_t>(v.dtype));
@@ -177,28 +208,10 @@ std::uint64_t Graph::fingerprint() const noexcept {
       h.dims(v.constant.strides());
     } else if (v.kind == Value::Kind::buffer) {
       const detail::Node& n = g.nodes[static_cast<std::size_t>(v.producer)];
-      h.i64(static_cast<std::int64_t>(n.op));
-      h.i64(static_cast<std::int64_t>(n.kind));
+      const std::string key = detail::node_key(n, same_id);
+      h.bytes(key.data(), key.size());
       h.i64(n.init_from);
       h.layout(n.out_view);
-      h.i64(n.num_ins);
-      for (int k = 0; k < n.num_ins; ++k) {
-        h.i64(n.ins[k]);
-        h.i64(static_cast<std::int64_t>(n.in[k]));
-        if (n.ins[k] < 0) h.scalar(n.scalars[k]);
-      }
-      h.i64(static_cast<std::int64_t>(n.cmp));
-      h.i64(static_cast<std::int64_t>(n.mask));
-      h.i64(n.axis);
-      if (n.kind == detail::NodeKind::dot) {
-        h.dims(n.dot->dims.lhs_contracting);
-        h.dims(n.dot->dims.rhs_contracting);
-        h.dims(n.dot->dims.lhs_batch);
-        h.dims(n.dot->dims.rhs_batch);
-        h.i64(n.dot->dims.conj_lhs * 2 + n.dot->dims.conj_rhs);
-        h.scalar(n.dot->alpha);
-        h.scalar(n.dot->beta);
-      }
     }
   }
   for (int v : g.inputs) h.i64(v);

@@ -28,6 +28,7 @@
 #include "core/internal_check.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -125,5 +126,10 @@ inline int home_of(const GraphData& g, int v) noexcept { return g.values[static_
 
 /// The layout of value v over its home's memory.
 Layout layout_of(const GraphData& g, int v);
+
+/// Node n's identity as bytes: op, kind, each operand (its value id through `id`, or its
+/// scalar), the dtypes the kernel reads and the typed parameters. The fingerprint hashes
+/// it; common-subexpression elimination compares it (with ids through the aliases).
+std::string node_key(const Node& n, const std::function<int(int)>& id);
 
 }  // namespace tenferro::graph::detail

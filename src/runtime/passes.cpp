@@ -95,44 +95,6 @@ std::vector<char> anchored(const GraphData& g) {
   return a;
 }
 
-std::string node_key(const Node& n, const std::vector<int>& alias, const Value& out) {
-  std::string k;
-  auto put = [&](const void* p, std::size_t size) { k.append(static_cast<const char*>(p), size); };
-  auto i64 = [&](std::int64_t v) { put(&v, sizeof v); };
-  auto scalar = [&](const Scalar& s) {
-    i64(static_cast<std::int64_t>(s.kind()));
-    const std::complex<double> z = s.to<std::complex<double>>();
-    put(&z, sizeof z);
-    if (s.kind() == Scalar::Kind::integer) i64(s.to<std::int64_t>());
-  };
-  auto dims = [&](const Dims& d) {
-    i64(d.size());
-    for (int i = 0; i < d.size(); ++i) i64(d[i]);
-  };
-  i64(static_cast<std::int64_t>(n.op));
-  i64(static_cast<std::int64_t>(n.kind));
-  i64(static_cast<std::int64_t>(out.dtype));
-  dims(out.shape);
-  for (int i = 0; i < n.num_ins; ++i) {
-    i64(n.ins[i] >= 0 ? resolve(alias, n.ins[i]) : -1);
-    i64(static_cast<std::int64_t>(n.in[i]));
-    if (n.ins[i] < 0) scalar(n.scalars[i]);
-  }
-  i64(static_cast<std::int64_t>(n.cmp));
-  i64(static_cast<std::int64_t>(n.mask));
-  i64(n.axis);
-  if (n.kind == NodeKind::dot) {
-    dims(n.dot->dims.lhs_contracting);
-    dims(n.dot->dims.rhs_contracting);
-    dims(n.dot->dims.lhs_batch);
-    dims(n.dot->dims.rhs_batch);
-    i64(n.dot->dims.conj_lhs * 2 + n.dot->dims.conj_rhs);
-    scalar(n.dot->alpha);
-    scalar(n.dot->beta);
-  }
-  return k;
-}
-
 bool is_value(const Scalar& s, double v) { return s.to<std::complex<double>>() == std::complex<double>(v); }
 
 /// For an identity op (x·1, x + 0, x − 0, x / 1, neg∘neg, conj∘conj, a same-dtype copy
@@ -209,7 +171,8 @@ Graph eliminate_common_subexpressions(const Graph& graph) {
     } else if (x.kind == Value::Kind::buffer) {
       const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
       if (!detail::plain(g, n)) continue;
-      key = detail::node_key(n, alias, x);
+      // The node's identity and its result's type (a kernel writes what its output says).
+      key = detail::node_key(n, [&](int id) { return detail::resolve(alias, id); }) + std::to_string(static_cast<int>(x.dtype)) + x.shape.to_string();
       seen = &seen_nodes;
     } else {
       continue;
