@@ -8,7 +8,6 @@
 
 #include <complex>
 #include <random>
-#include <thread>
 
 #include "support/alloc_counter.hpp"
 #include "support/expect_error.hpp"
@@ -383,29 +382,6 @@ TEST(GraphCompile, SteadyStateRunIntoAllocatesNothing) {
   const std::vector<Tensor> want = f(s, in);
   expect_close(out[0], want[0], 1e-13);
   expect_close(out[1], want[1], 1e-13);
-}
-
-TEST(GraphCompile, OneCompiledGraphRunsOnSeveralThreadsAtOnce) {
-  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
-    const DotDims d{.lhs_contracting = {1}, .rhs_contracting = {0}};
-    return {sum(s, tanh(s, dot_general(s, mul(s, in[0], 0.5), in[0], d)), std::vector<std::int64_t>{1})};
-  };
-  const tg::CompiledGraph c = tg::compile(tg::trace(f, {{Shape{6, 6}, DType::f64}}));
-  std::mt19937_64 rng(12);
-  const Tensor x = random_tensor(rng, Shape{6, 6}, DType::f64);
-  const std::vector<Tensor> want = run_direct(f, std::vector<Tensor>{x});
-  std::vector<std::vector<Tensor>> got(2);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 2; ++t)
-    threads.emplace_back([&, t] {
-      CpuBackendOptions o;
-      o.cpus = {t};  // disjoint CPU sets: the two sessions are admitted at once
-      CpuBackend b(o);
-      HeldSession s = b.open_session();
-      for (int i = 0; i < 50; ++i) got[static_cast<std::size_t>(t)] = c.run(s, std::vector<Tensor>{x});
-    });
-  for (std::thread& th : threads) th.join();
-  for (const std::vector<Tensor>& r : got) expect_close(r[0], want[0], 1e-14);
 }
 
 TEST(GraphFunction, CompilesOncePerSignatureInTheSessionsCache) {
