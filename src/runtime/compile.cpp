@@ -145,26 +145,19 @@ void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, 
       t[static_cast<int>(k)] = sl.constant;
     }
   }
+  const auto fresh_buffer = [&](int slot) {
+    const Slot& o = c.slots[static_cast<std::size_t>(slot)];
+    t[slot] = Tensor::empty(std::span<const std::int64_t>(o.shape.data(), static_cast<std::size_t>(o.shape.size())), o.dtype);
+  };
   for (const Step& st : c.steps) {
-    if (st.fused >= 0) {
-      const FusedGroup& fg = c.groups[static_cast<std::size_t>(st.fused)];
-      for (int r : fg.results) {
-        const Slot& o = c.slots[static_cast<std::size_t>(r)];
-        t[r] = Tensor::empty(std::span<const std::int64_t>(o.shape.data(), static_cast<std::size_t>(o.shape.size())), o.dtype);
-      }
-      for (std::uint32_t i = st.make_begin; i < st.make_end; ++i) {
-        const Slot& w = c.slots[static_cast<std::size_t>(c.makes[i])];
-        t[c.makes[i]] = make_window(t[w.base], w.window);
-      }
-      run_fused(fg, t.data());
-      for (std::uint32_t i = st.drop_begin; i < st.drop_end; ++i) t[c.drops[i]] = Tensor();
-      continue;
-    }
-    const Slot& o = c.slots[static_cast<std::size_t>(st.out)];
-    if (st.reuse >= 0)  // in place: the operand's buffer is dead after this step (Note [Run slots])
+    const FusedGroup* fg = st.fused >= 0 ? &c.groups[static_cast<std::size_t>(st.fused)] : nullptr;
+    if (fg) {
+      for (int r : fg->results) fresh_buffer(r);
+    } else if (st.reuse >= 0) {  // in place: the operand's buffer is dead after this step (Note [Run slots])
       t[st.out] = t[st.reuse];
-    else
-      t[st.out] = Tensor::empty(std::span<const std::int64_t>(o.shape.data(), static_cast<std::size_t>(o.shape.size())), o.dtype);
+    } else {
+      fresh_buffer(st.out);
+    }
     if (st.init >= 0) {
       const Tensor& from = t[st.init];
       std::memcpy(t[st.out].mutable_data(), from.data(), static_cast<std::size_t>(from.numel()) * dtype_size(from.dtype()));
@@ -173,7 +166,8 @@ void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, 
       const Slot& w = c.slots[static_cast<std::size_t>(c.makes[i])];
       t[c.makes[i]] = make_window(t[w.base], w.window);
     }
-    call(s, st, t);
+    if (fg) run_fused(*fg, t.data());
+    else call(s, st, t);
     for (std::uint32_t i = st.drop_begin; i < st.drop_end; ++i) t[c.drops[i]] = Tensor();
   }
 }
@@ -196,22 +190,8 @@ CompiledGraph compile(const Graph& source, const CompileOptions& options) {
   auto c = std::make_shared<CompiledData>();
   c->graph = options.optimize ? optimize(source) : source;  // the steps point into its nodes
   const GraphData& g = c->graph.data();
-  // Dead-code elimination: values the results depend on.
-  std::vector<char> live(g.values.size(), 0);
-  std::vector<int> stack(g.outputs.begin(), g.outputs.end());
-  while (!stack.empty()) {
-    const int v = stack.back();
-    stack.pop_back();
-    if (live[static_cast<std::size_t>(v)]) continue;
-    live[static_cast<std::size_t>(v)] = 1;
-    const Value& x = g.values[static_cast<std::size_t>(v)];
-    if (x.kind == Value::Kind::view) stack.push_back(x.base);
-    if (x.kind != Value::Kind::buffer) continue;
-    const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
-    for (int k = 0; k < n.num_ins; ++k)
-      if (n.ins[k] >= 0) stack.push_back(n.ins[k]);
-    if (n.init_from >= 0) stack.push_back(n.init_from);
-  }
+  // Dead-code elimination: values the results depend on (an unused input gets no slot).
+  const std::vector<char> live = needed_values(g, nullptr, /*keep_inputs=*/false);
   // Slots: one per live value, in value order.
   std::vector<int> slot_of(g.values.size(), -1);
   for (std::size_t v = 0; v < g.values.size(); ++v) {

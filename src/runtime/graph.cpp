@@ -41,6 +41,32 @@ Layout layout_of(const GraphData& g, int v) {
   return x.kind == Value::Kind::view ? x.window : compact_layout(x.shape, x.dtype);
 }
 
+std::vector<char> needed_values(const GraphData& g, const std::vector<int>* alias, bool keep_inputs) {
+  const auto resolve = [&](int v) {
+    while (alias && (*alias)[static_cast<std::size_t>(v)] >= 0) v = (*alias)[static_cast<std::size_t>(v)];
+    return v;
+  };
+  std::vector<char> needed(g.values.size(), 0);
+  std::vector<int> stack;
+  for (int v : g.outputs) stack.push_back(resolve(v));
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    if (needed[static_cast<std::size_t>(v)]) continue;
+    needed[static_cast<std::size_t>(v)] = 1;
+    const Value& x = g.values[static_cast<std::size_t>(v)];
+    if (x.kind == Value::Kind::view) stack.push_back(resolve(x.base));
+    if (x.kind != Value::Kind::buffer) continue;
+    const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
+    for (int k = 0; k < n.num_ins; ++k)
+      if (n.ins[k] >= 0) stack.push_back(resolve(n.ins[k]));
+    if (n.init_from >= 0) stack.push_back(resolve(n.init_from));
+  }
+  if (keep_inputs)
+    for (int v : g.inputs) needed[static_cast<std::size_t>(v)] = 1;
+  return needed;
+}
+
 std::string node_key(const Node& n, const std::function<int(int)>& id) {
   std::string k;
   auto i64 = [&](std::int64_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };

@@ -127,6 +127,10 @@ inline int home_of(const GraphData& g, int v) noexcept { return g.values[static_
 /// The layout of value v over its home's memory.
 Layout layout_of(const GraphData& g, int v);
 
+/// Which values the results need, reads of v redirected to (*alias)[v] when that is >= 0
+/// (alias may be null); the inputs too when `keep_inputs` (a graph's signature stays).
+std::vector<char> needed_values(const GraphData& g, const std::vector<int>* alias, bool keep_inputs);
+
 /// Node n's identity as bytes: op, kind, each operand (its value id through `id`, or its
 /// scalar), the dtypes the kernel reads and the typed parameters. The fingerprint hashes
 /// it; common-subexpression elimination compares it (with ids through the aliases).

@@ -391,6 +391,14 @@ Tensor zeros_like(Session& s, const Tensor& x) {
   return broadcast_in_dim(s, Tensor::zeros({}, x.dtype()), x.shape().span(), std::span<const std::int64_t>());
 }
 
+/// Each leaf's gradient, or zeros like its input where nothing reached it.
+void append_grads(Session& s, std::span<const ad::EagerTensor> xs, std::span<const Tensor> in, std::vector<Tensor>& out) {
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    const Tensor gk = xs[k].requires_grad() ? xs[k].grad() : Tensor();
+    out.push_back(gk.defined() ? gk : zeros_like(s, in[k]));
+  }
+}
+
 /// Leaves for the inexact inputs, constants for the others.
 std::vector<ad::EagerTensor> leaves(ad::Context& ctx, std::span<const Tensor> xs) {
   std::vector<ad::EagerTensor> v;
@@ -420,10 +428,7 @@ Graph vjp(const Graph& graph) {
     if (!active.empty()) ctx.backward(active, seeds);
     std::vector<Tensor> out;
     for (const ad::EagerTensor& y : ys) out.push_back(y.value());
-    for (std::size_t k = 0; k < n; ++k) {
-      const Tensor gk = xs[k].requires_grad() ? xs[k].grad() : Tensor();
-      out.push_back(gk.defined() ? gk : zeros_like(s, in[k]));
-    }
+    append_grads(s, xs, in.subspan(0, n), out);
     return out;
   }, specs);
 }
@@ -460,10 +465,7 @@ Graph grad(const Graph& graph) {
     const std::vector<ad::EagerTensor> ys = detail::replay(ctx, g, xs);
     if (ys[0].requires_grad()) ctx.backward(ys[0]);
     std::vector<Tensor> out;
-    for (std::size_t k = 0; k < in.size(); ++k) {
-      const Tensor gk = xs[k].requires_grad() ? xs[k].grad() : Tensor();
-      out.push_back(gk.defined() ? gk : zeros_like(s, in[k]));
-    }
+    append_grads(s, xs, in, out);
     return out;
   }, specs);
 }

@@ -22,35 +22,11 @@ int resolve(const std::vector<int>& alias, int v) {
   return v;
 }
 
-/// Which values the results need (reads of v redirected to alias[v] when >= 0); the
-/// inputs always (the signature stays).
-std::vector<char> needed_values(const GraphData& g, const std::vector<int>& alias) {
-  const std::size_t nv = g.values.size();
-  std::vector<char> needed(nv, 0);
-  std::vector<int> stack;
-  for (int v : g.outputs) stack.push_back(resolve(alias, v));
-  while (!stack.empty()) {
-    const int v = stack.back();
-    stack.pop_back();
-    if (needed[static_cast<std::size_t>(v)]) continue;
-    needed[static_cast<std::size_t>(v)] = 1;
-    const Value& x = g.values[static_cast<std::size_t>(v)];
-    if (x.kind == Value::Kind::view) stack.push_back(resolve(alias, x.base));
-    if (x.kind != Value::Kind::buffer) continue;
-    const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
-    for (int k = 0; k < n.num_ins; ++k)
-      if (n.ins[k] >= 0) stack.push_back(resolve(alias, n.ins[k]));
-    if (n.init_from >= 0) stack.push_back(resolve(alias, n.init_from));
-  }
-  for (int v : g.inputs) needed[static_cast<std::size_t>(v)] = 1;
-  return needed;
-}
-
 /// g with every read of v redirected to alias[v] (when >= 0), then only the values the
 /// results need, renumbered in their order.
 GraphData rebuild(const GraphData& g, const std::vector<int>& alias) {
   const std::size_t nv = g.values.size();
-  const std::vector<char> needed = needed_values(g, alias);
+  const std::vector<char> needed = needed_values(g, &alias, /*keep_inputs=*/true);
   GraphData out;
   out.values.reserve(nv);
   out.nodes.reserve(g.nodes.size());
@@ -149,7 +125,7 @@ using detail::Value;
 Graph eliminate_dead_code(const Graph& graph) {
   const GraphData& g = graph.data();
   const std::vector<int> none(g.values.size(), -1);
-  const std::vector<char> needed = detail::needed_values(g, none);
+  const std::vector<char> needed = detail::needed_values(g, &none, /*keep_inputs=*/true);
   if (std::find(needed.begin(), needed.end(), 0) == needed.end()) return graph;
   return detail::wrap(detail::rebuild(g, none));
 }
