@@ -110,6 +110,15 @@ void call(Session& s, const Step& st, RunSlots& t) {
     case NodeKind::dot:
       st.fn.dot(s, DotCall{"dot_general", &t[st.ins[0]], &t[st.ins[1]], &out, &n.dot->sig, &n.dot->dims, &n.dot->alpha, &n.dot->beta, nullptr});
       return;
+    case NodeKind::triangle: st.fn.triangle(s, t[st.ins[0]], out, n.offset); return;
+    case NodeKind::call: {  // the public op, whole; its results are new compact tensors
+      const Tensor* in[3] = {};
+      for (int k = 0; k < n.num_ins; ++k) in[k] = &t[st.ins[k]];
+      n.call->run(s, in, &t[st.out]);
+      for (int k = 0; k < n.num_outs; ++k)  // windows of the results were traced over compact buffers
+        if (!t[st.out + k].is_contiguous()) t[st.out + k] = to_contiguous(s, t[st.out + k]);
+      return;
+    }
   }
 }
 
@@ -153,6 +162,7 @@ void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, 
     const FusedGroup* fg = st.fused >= 0 ? &c.groups[static_cast<std::size_t>(st.fused)] : nullptr;
     if (fg) {
       for (int r : fg->results) fresh_buffer(r);
+    } else if (st.node->kind == NodeKind::call) {  // the op allocates its results
     } else if (st.reuse >= 0) {  // in place: the operand's buffer is dead after this step (Note [Run slots])
       t[st.out] = t[st.reuse];
     } else {
@@ -241,7 +251,9 @@ CompiledGraph compile(const Graph& source, const CompileOptions& options) {
         use(st.ins[k]);
       }
     if (st.init >= 0) use(st.init);
-    use(st.out);
+    // A call node's results are live together (needed_values) and have consecutive
+    // ids, so they have consecutive slots.
+    for (int k = 0; k < n.num_outs; ++k) use(st.out + k);
     const Value& ov = g.values[static_cast<std::size_t>(n.out)];
     if (n.out_view == detail::compact_layout(ov.shape, ov.dtype)) {
       st.target = st.out;
@@ -281,7 +293,14 @@ CompiledGraph compile(const Graph& source, const CompileOptions& options) {
       const int x = st.ins[k];
       if (x < 0 || last_use[static_cast<std::size_t>(x)] != static_cast<int>(i)) continue;
       const Slot& in = c->slots[static_cast<std::size_t>(x)];
-      if (in.kind == Slot::Kind::buffer && in.dtype == o.dtype && in.shape == o.shape) st.reuse = x;
+      // Not when another operand reads a window of the same buffer (x − xᵀ): the kernel
+      // would overwrite elements that window has yet to read.
+      bool windowed = false;
+      for (int j = 0; j < st.node->num_ins; ++j)
+        if (st.ins[j] >= 0 && c->slots[static_cast<std::size_t>(st.ins[j])].kind == Slot::Kind::window &&
+            c->slots[static_cast<std::size_t>(st.ins[j])].base == x)
+          windowed = true;
+      if (!windowed && in.kind == Slot::Kind::buffer && in.dtype == o.dtype && in.shape == o.shape) st.reuse = x;
     }
   }
   // Flatten the per-step lists.

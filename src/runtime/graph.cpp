@@ -61,6 +61,8 @@ std::vector<char> needed_values(const GraphData& g, const std::vector<int>* alia
     for (int k = 0; k < n.num_ins; ++k)
       if (n.ins[k] >= 0) stack.push_back(resolve(n.ins[k]));
     if (n.init_from >= 0) stack.push_back(resolve(n.init_from));
+    if (n.num_outs > 1)  // a call node writes all its results
+      for (int k = 0; k < n.num_outs; ++k) stack.push_back(n.out + k);
   }
   if (keep_inputs)
     for (int v : g.inputs) needed[static_cast<std::size_t>(v)] = 1;
@@ -91,6 +93,9 @@ std::string node_key(const Node& n, const std::function<int(int)>& id) {
   i64(static_cast<std::int64_t>(n.cmp));
   i64(static_cast<std::int64_t>(n.mask));
   i64(n.axis);
+  i64(n.offset);
+  i64(n.num_outs);
+  if (n.call) k += n.call->attrs;
   if (n.kind == NodeKind::dot) {
     dims(n.dot->dims.lhs_contracting);
     dims(n.dot->dims.rhs_contracting);
@@ -146,7 +151,9 @@ std::string mask_text(std::uint64_t mask) {
 
 void node_text(std::ostream& os, const GraphData& g, const Node& n) {
   const Value& out = g.values[static_cast<std::size_t>(n.out)];
-  os << "  %" << n.out << " = " << op_name(n.op);
+  os << "  %" << n.out;
+  for (int k = 1; k < n.num_outs; ++k) os << ", %" << n.out + k;
+  os << " = " << op_name(n.op);
   if (n.op == OpId::compare) os << "." << static_cast<int>(n.cmp);
   for (int k = 0; k < n.num_ins; ++k) {
     os << (k ? ", " : " ");
@@ -156,6 +163,10 @@ void node_text(std::ostream& os, const GraphData& g, const Node& n) {
   switch (n.kind) {
     case NodeKind::reduce: os << " {axes = " << mask_text(n.mask) << "}"; break;
     case NodeKind::along_axis: os << " {axis = " << n.axis << "}"; break;
+    case NodeKind::triangle: os << " {offset = " << n.offset << "}"; break;
+    case NodeKind::call:
+      if (!n.call->attrs.empty()) os << " {" << n.call->attrs << "}";
+      break;
     case NodeKind::dot:
       os << " {contracting = " << n.dot->dims.lhs_contracting.to_string() << "x" << n.dot->dims.rhs_contracting.to_string()
          << ", batch = " << n.dot->dims.lhs_batch.to_string() << "x" << n.dot->dims.rhs_batch.to_string();
@@ -168,7 +179,9 @@ void node_text(std::ostream& os, const GraphData& g, const Node& n) {
   if (n.init_from >= 0) os << " from %" << n.init_from;
   const Layout full = compact_layout(out.shape, out.dtype);
   if (!(n.out_view == full)) os << " into [" << std::string(dtype_name(n.out_view.dtype)) << n.out_view.extents.to_string() << ", " << window_text(n.out_view) << "]";
-  os << " : " << type_of(out) << "\n";
+  os << " : " << type_of(out);
+  for (int k = 1; k < n.num_outs; ++k) os << ", " << type_of(g.values[static_cast<std::size_t>(n.out + k)]);
+  os << "\n";
 }
 
 }  // namespace
@@ -210,7 +223,11 @@ std::string Graph::to_text() const {
       case Value::Kind::view:
         os << "  %" << id << " = view %" << v.base << " {" << detail::window_text(v.window) << "} : " << detail::type_of(v) << "\n";
         break;
-      case Value::Kind::buffer: detail::node_text(os, g, g.nodes[static_cast<std::size_t>(v.producer)]); break;
+      case Value::Kind::buffer: {
+        const detail::Node& n = g.nodes[static_cast<std::size_t>(v.producer)];
+        if (n.out == static_cast<int>(id)) detail::node_text(os, g, n);  // a call node's line names all its results
+        break;
+      }
     }
   }
   os << "  return";

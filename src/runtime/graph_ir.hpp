@@ -25,6 +25,11 @@
 // buffer starts as a copy of `init_from`, the value the tensor held before. Shapes and
 // dtypes are the ones the front ends inferred while tracing, so compiled execution
 // calls the kernels directly: no inference, no validation, no dispatch per node.
+// Linear algebra (the kernels that return new results: decompositions, solves) is the
+// exception: a `call` node holds the public op with its attributes, runs it whole at run
+// time (so its data checks, finiteness and singularity, raise the eager errors then) and
+// replays it through the op's eager AD rule; its results are `num_outs` buffers with
+// consecutive ids from `out` (Note [Linear algebra in graphs] in trace_calls.cpp).
 #include "core/internal_check.hpp"
 
 #include <cstdint>
@@ -39,6 +44,11 @@
 #include "tenferro/ops.hpp"
 #include "tenferro/scalar.hpp"
 #include "tenferro/tensor.hpp"
+
+namespace tenferro::ad {
+class Context;
+class EagerTensor;
+}  // namespace tenferro::ad
 
 namespace tenferro::graph::detail {
 
@@ -81,7 +91,7 @@ struct Value {
 };
 
 /// The kernel signature a node calls (the member of the kernel table entry).
-enum class NodeKind : std::uint8_t { unary, binary, ternary, reduce, convert, along_axis, dot };
+enum class NodeKind : std::uint8_t { unary, binary, ternary, reduce, convert, along_axis, dot, triangle, call };
 
 /// One kernel call (Note [Graph IR]).
 struct Node {
@@ -101,8 +111,13 @@ struct Node {
   std::uint64_t mask = 0;
   // Along an axis.
   int axis = 0;
+  // tril, triu: the diagonal offset.
+  std::int64_t offset = 0;
   // dot_general: the call's parameters, shared (immutable) so that nodes stay small.
   std::shared_ptr<const struct DotParams> dot;
+  // A call node: the op it runs; its results are the values out .. out + num_outs - 1.
+  std::shared_ptr<const struct CallParams> call;
+  int num_outs = 1;
 };
 
 /// A dot_general node's parameters: the inferred signature, its axis groups as DotDims
@@ -111,6 +126,15 @@ struct DotParams {
   DotSignature sig{};
   DotDims dims;
   Scalar alpha, beta;
+};
+
+/// A call node's op (Note [Linear algebra in graphs] in trace_calls.cpp): its attributes
+/// as text (the text form, the fingerprint, CSE), how to run it on a CPU session (the
+/// public op, whole: ins -> outs[0 .. num_outs)) and how to replay it through eager AD.
+struct CallParams {
+  std::string attrs;
+  std::function<void(Session&, const Tensor* const* ins, Tensor* outs)> run;
+  std::function<void(ad::Context&, const ad::EagerTensor* const* ins, ad::EagerTensor* outs)> replay;
 };
 
 /// A graph's data: values, nodes in execution order, inputs and outputs.

@@ -14,14 +14,18 @@
 //  - elementwise, analytic, reductions, scans, dot_general: the ad op of the node's op
 //    on the node's operands (scalars as scalars; dot_general with alpha and beta as a
 //    product, a scale and an accumulation of the value the buffer held);
+//  - tril and triu: ad::tril and ad::triu; a linear-algebra call node: its op's
+//    differentiable form (Note [Linear algebra in graphs] in trace_calls.cpp);
 //  - conversion and structural copies: the kernel copies its operand, broadcast to the
 //    output's shape, into the output's dtype: a cast and a broadcast_in_dim;
-//  - a window of a value (a view): the equivalent chain of real/imag, slice, reshape,
-//    transpose, reverse and broadcast_in_dim (decompose_window); a window no such chain
-//    describes (a diagonal) throws UnsupportedAdRule naming "graph.view";
-//  - a kernel that writes a window of its buffer: allowed when the window covers the
-//    buffer as a permutation (the einsum result written in its labels' order): the
-//    inverse chain; a partial write throws UnsupportedAdRule naming the op.
+//  - a window of a value (a view): the equivalent chain of real/imag, extract_diagonal,
+//    slice, reshape, transpose, reverse and broadcast_in_dim (decompose_window); a
+//    window no such chain describes throws UnsupportedAdRule naming "graph.view";
+//  - a kernel that writes a window of its buffer: the result placed by the adjoint
+//    chain (scatter_window: zero padding for slices, embed_diagonal for diagonals, the
+//    inverse permutation for transposes); a partial write (pad, concatenate, stack,
+//    embed_diagonal, an `_into` a view) is prev + scatter(r − prev's window), linear
+//    in both, so its derivatives are the chain's own.
 #include <algorithm>
 #include <numeric>
 
@@ -39,16 +43,83 @@ using ad::EagerTensor;
 
 /// One step of a window's chain.
 struct ViewStep {
-  enum class Kind : std::uint8_t { real, imag, slice, reshape, transpose, reverse, broadcast };
+  enum class Kind : std::uint8_t { real, imag, slice, reshape, transpose, reverse, broadcast, diagonal };
   Kind kind;
-  Dims a, b, c;  ///< slice: starts, limits, strides; reshape/broadcast: the new shape (broadcast: b = dims); transpose: perm; reverse: axes
+  Dims a, b, c;  ///< slice: starts, limits, strides; reshape/broadcast: the new shape (broadcast: b = dims); transpose: perm; reverse: axes; diagonal: its two axes
   Dims from;     ///< the shape before the step
 };
 
 [[noreturn]] void not_expressible(const Layout& w, const Dims& base) {
   throw UnsupportedAdRule("graph.view", "the window {offset = " + std::to_string(w.offset) + ", extents = " + w.extents.to_string() +
                                             ", strides = " + w.strides.to_string() + "} of a " + base.to_string() +
-                                            " value is not a slice, reshape, transpose, reverse or broadcast of it");
+                                            " value is not a slice, reshape, transpose, reverse, diagonal or broadcast of it");
+}
+
+/// Column-major strides of a compact `shape`.
+Dims compact_strides(const Dims& shape) {
+  Dims st(shape.size(), 1);
+  for (int i = 1; i < shape.size(); ++i) st[i] = st[i - 1] * shape[i - 1];
+  return st;
+}
+
+std::vector<ViewStep> decompose_window(const Dims& base, DType dt, Layout w);
+
+/// When a window axis steps along a diagonal (by the sum of the strides of two base axes
+/// of its extent, from their first element), the chain that starts with extract_diagonal
+/// of those axes: the rest of the window is re-expressed over the diagonal's result (the
+/// two axes removed, the diagonal last) and decomposed from there. Empty otherwise.
+std::vector<ViewStep> diagonal_chain(const Dims& shape, DType dt, const Layout& w) {
+  const Dims cst = compact_strides(shape);
+  const int n = w.extents.size();
+  for (int j = 0; j < n; ++j) {
+    if (w.extents[j] <= 1 || w.strides[j] <= 0) continue;
+    for (int i1 = 0; i1 < shape.size(); ++i1)
+      for (int i2 = i1 + 1; i2 < shape.size(); ++i2) {
+        if (shape[i1] != w.extents[j] || shape[i2] != w.extents[j] || cst[i1] + cst[i2] != w.strides[j]) continue;
+        std::int64_t check = 0;
+        Dims starts(shape.size(), 0);
+        for (int i = 0; i < shape.size(); ++i) {
+          starts[i] = (w.offset / cst[i]) % shape[i];
+          check += starts[i] * cst[i];
+        }
+        if (check != w.offset || starts[i1] != 0 || starts[i2] != 0) continue;
+        Dims rest, pos(shape.size(), -1);
+        for (int i = 0; i < shape.size(); ++i)
+          if (i != i1 && i != i2) {
+            pos[i] = rest.size();
+            rest.push_back(shape[i]);
+          }
+        rest.push_back(w.extents[j]);
+        const Dims ncst = compact_strides(rest);
+        Layout nw = w;
+        nw.offset = 0;
+        for (int i = 0; i < shape.size(); ++i)
+          if (pos[i] >= 0) nw.offset += starts[i] * ncst[static_cast<int>(pos[i])];
+        bool ok = true;
+        for (int k = 0; k < n && ok; ++k) {
+          if (k == j) {
+            nw.strides[k] = ncst[rest.size() - 1];
+            continue;
+          }
+          const std::int64_t st = w.strides[k], a = st < 0 ? -st : st;
+          if (w.extents[k] <= 1 || a == 0) {
+            nw.strides[k] = 0;
+            continue;
+          }
+          int best = -1;
+          for (int i = 0; i < shape.size(); ++i)
+            if (pos[i] >= 0 && cst[i] <= a && a % cst[i] == 0 && (best < 0 || cst[i] > cst[best])) best = i;
+          ok = best >= 0;
+          if (ok) nw.strides[k] = (st < 0 ? -1 : 1) * (a / cst[best]) * ncst[static_cast<int>(pos[best])];
+        }
+        if (!ok) continue;
+        std::vector<ViewStep> steps{{ViewStep::Kind::diagonal, Dims{i1, i2}, {}, {}, shape}};
+        const std::vector<ViewStep> more = decompose_window(rest, dt, nw);
+        steps.insert(steps.end(), more.begin(), more.end());
+        return steps;
+      }
+  }
+  return {};
 }
 
 /// The chain of structural ops that reads window `w` of a compact value of shape `base`
@@ -74,8 +145,10 @@ std::vector<ViewStep> decompose_window(const Dims& base, DType dt, Layout w) {
   }
   // Refine the base's axes at the window's stride boundaries (a reshape), so that each
   // stepping window axis can land on an axis of its own: [32] read as [16, 2]^T is the
-  // transpose of [2, 16].
-  {
+  // transpose of [2, 16]. The window's ends (stride × extent) are cuts too when they
+  // keep the chain of cuts dividing ([3, 4] strides [1, 3] of an [18] buffer: a slice of
+  // [3, 6] cuts at 1, 3 and 18 only).
+  for (const bool ends : {true, false}) {
     const std::int64_t total = numel_of(shape);
     std::vector<std::int64_t> cuts = {1, total};
     std::int64_t c = 1;
@@ -84,23 +157,26 @@ std::vector<ViewStep> decompose_window(const Dims& base, DType dt, Layout w) {
       const std::int64_t a = w.strides[j] < 0 ? -w.strides[j] : w.strides[j];
       if (w.extents[j] <= 1 || a == 0) continue;
       cuts.push_back(a);
-      if (a <= total / w.extents[j]) cuts.push_back(a * w.extents[j]);
+      if (ends && a <= total / w.extents[j]) cuts.push_back(a * w.extents[j]);
     }
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
     bool chain = total > 0 && cuts.back() == total;
     for (std::size_t k = 1; chain && k < cuts.size(); ++k) chain = cuts[k] % cuts[k - 1] == 0;
-    if (chain) {
-      Dims refined;
-      for (std::size_t k = 1; k < cuts.size(); ++k) refined.push_back(cuts[k] / cuts[k - 1]);
-      if (!(refined == shape)) {
-        steps.push_back({ViewStep::Kind::reshape, refined, {}, {}, shape});
-        shape = refined;
-      }
+    if (!chain) continue;
+    Dims refined;
+    for (std::size_t k = 1; k < cuts.size(); ++k) refined.push_back(cuts[k] / cuts[k - 1]);
+    if (!(refined == shape)) {
+      steps.push_back({ViewStep::Kind::reshape, refined, {}, {}, shape});
+      shape = refined;
     }
+    break;
   }
-  Dims cst(shape.size(), 1);  // base strides
-  for (int i = 1; i < shape.size(); ++i) cst[i] = cst[i - 1] * shape[i - 1];
+  if (std::vector<ViewStep> d = diagonal_chain(shape, dt, w); !d.empty()) {
+    steps.insert(steps.end(), d.begin(), d.end());
+    return steps;
+  }
+  const Dims cst = compact_strides(shape);  // base strides
   // Stepping axes (extent > 1, stride != 0), reversed ones flipped.
   std::int64_t o = w.offset;
   std::vector<int> stepping;
@@ -212,13 +288,22 @@ EagerTensor apply_step(Context& ctx, const EagerTensor& x, const ViewStep& s) {
     case ViewStep::Kind::transpose: return ad::transpose(ctx, x, s.a.span());
     case ViewStep::Kind::reverse: return ad::reverse(ctx, x, s.a.span());
     case ViewStep::Kind::broadcast: return ad::broadcast_in_dim(ctx, x, s.a.span(), s.b.span());
+    case ViewStep::Kind::diagonal: return ad::extract_diagonal(ctx, x, s.a[0], s.a[1]);
   }
   return x;
 }
 
-/// The buffer whose window `w` holds r, when the window covers the buffer (shape `base`)
-/// as a permutation: the inverse chain.
-EagerTensor place(Context& ctx, const EagerTensor& r, const Dims& base, DType dt, const Layout& w, OpId op) {
+/// The window `w` of a value x of shape `base`, read as a chain of differentiable ops.
+EagerTensor read_window(Context& ctx, EagerTensor x, const Dims& base, DType dt, const Layout& w) {
+  for (const ViewStep& s : decompose_window(base, dt, w)) x = apply_step(ctx, x, s);
+  return x;
+}
+
+/// The value of shape `base` that holds r in its window `w` and zeros elsewhere (the
+/// adjoint chain of read_window: slices become zero padding, diagonals embedded ones,
+/// real and imaginary parts complex values). A window that is not a chain of slices,
+/// reshapes, transposes, reversals, diagonals and parts throws UnsupportedAdRule naming op.
+EagerTensor scatter_window(Context& ctx, const EagerTensor& r, const Dims& base, DType dt, const Layout& w, OpId op) {
   const std::vector<ViewStep> steps = decompose_window(base, dt, w);
   EagerTensor x = r;
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
@@ -231,8 +316,22 @@ EagerTensor place(Context& ctx, const EagerTensor& r, const Dims& base, DType dt
         break;
       }
       case ViewStep::Kind::reverse: x = ad::reverse(ctx, x, it->a.span()); break;
-      default:
-        throw UnsupportedAdRule(op_name(op), "writes part of its output buffer (a window that is not a permutation of it): not differentiable in a graph yet");
+      case ViewStep::Kind::diagonal: x = ad::embed_diagonal(ctx, x, it->a[0], it->a[1]); break;
+      case ViewStep::Kind::slice: {
+        Dims low = it->a, high, interior;
+        for (int i = 0; i < it->from.size(); ++i) {
+          const std::int64_t n = x.shape()[i];
+          const std::int64_t last = n > 0 ? it->a[i] + (n - 1) * it->c[i] : it->a[i] - 1;
+          high.push_back(it->from[i] - 1 - last);
+          interior.push_back(it->c[i] - 1);
+        }
+        x = ad::pad(ctx, x, Scalar(0.0), low.span(), high.span(), interior.span());
+        break;
+      }
+      case ViewStep::Kind::real: x = ad::cast(ctx, x, dt); break;
+      case ViewStep::Kind::imag: x = ad::mul(ctx, ad::cast(ctx, x, dt), Scalar(std::complex<double>(0.0, 1.0))); break;
+      case ViewStep::Kind::broadcast:
+        throw UnsupportedAdRule(op_name(op), "writes a broadcast window of its output buffer: not differentiable in a graph");
     }
   }
   return x;
@@ -315,6 +414,8 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
     case NodeKind::ternary: return replay_elementwise(ctx, n, vals);
     case NodeKind::reduce: return replay_reduce(ctx, n, in(0), n.out_view.extents.size());
     case NodeKind::along_axis: return replay_axis(ctx, n, in(0));
+    case NodeKind::triangle: return n.op == OpId::tril ? ad::tril(ctx, in(0), n.offset) : ad::triu(ctx, in(0), n.offset);
+    case NodeKind::call: break;  // replay() replays call nodes
     case NodeKind::convert: {
       EagerTensor x = in(0);
       if (x.dtype() != n.out_view.dtype) x = ad::cast(ctx, x, n.out_view.dtype);
@@ -331,8 +432,7 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
       if (alpha != std::complex<double>(1.0)) r = ad::mul(ctx, r, n.dot->alpha);
       if (n.init_from >= 0) {  // beta · (the value the buffer held), read through the same window
         const Value& prev = g.values[static_cast<std::size_t>(n.init_from)];
-        EagerTensor old = vals[static_cast<std::size_t>(n.init_from)];
-        for (const ViewStep& s : decompose_window(prev.shape, prev.dtype, n.out_view)) old = apply_step(ctx, old, s);
+        const EagerTensor old = read_window(ctx, vals[static_cast<std::size_t>(n.init_from)], prev.shape, prev.dtype, n.out_view);
         r = ad::add(ctx, r, ad::mul(ctx, old, n.dot->beta));
       }
       return r;
@@ -354,18 +454,29 @@ std::vector<EagerTensor> replay(Context& ctx, const GraphData& g, std::span<cons
       case Value::Kind::constant: vals[id] = EagerTensor(v.constant); break;
       case Value::Kind::view: {
         const Value& b = g.values[static_cast<std::size_t>(v.base)];
-        EagerTensor x = vals[static_cast<std::size_t>(v.base)];
-        for (const ViewStep& s : decompose_window(b.shape, b.dtype, v.window)) x = apply_step(ctx, x, s);
-        vals[id] = x;
+        vals[id] = read_window(ctx, vals[static_cast<std::size_t>(v.base)], b.shape, b.dtype, v.window);
         break;
       }
       case Value::Kind::buffer: {
         const Node& n = g.nodes[static_cast<std::size_t>(v.producer)];
+        if (n.kind == NodeKind::call) {  // all its results at its first (Note [Linear algebra in graphs])
+          if (n.out == static_cast<int>(id)) {
+            const EagerTensor* ins[3] = {};
+            for (int k = 0; k < n.num_ins; ++k) ins[k] = &vals[static_cast<std::size_t>(n.ins[k])];
+            n.call->replay(ctx, ins, &vals[id]);
+          }
+          break;
+        }
         const EagerTensor r = replay_node(ctx, g, n, vals);
-        const bool covers = n.out_view.dtype == v.dtype && numel_of(n.out_view.extents) == numel_of(v.shape);
-        if (n.init_from >= 0 && !(covers && n.kind == NodeKind::dot))
-          throw UnsupportedAdRule(op_name(n.op), "writes part of its output buffer: not differentiable in a graph yet");
-        vals[id] = n.out_view == compact_layout(v.shape, v.dtype) ? r : place(ctx, r, v.shape, v.dtype, n.out_view, n.op);
+        if (n.out_view == compact_layout(v.shape, v.dtype)) {
+          vals[id] = r;
+        } else if (n.init_from < 0) {  // the window covers the buffer
+          vals[id] = scatter_window(ctx, r, v.shape, v.dtype, n.out_view, n.op);
+        } else {  // a partial write: prev + scatter(r − prev's window)
+          const EagerTensor& prev = vals[static_cast<std::size_t>(n.init_from)];
+          const EagerTensor d = ad::sub(ctx, r, read_window(ctx, prev, v.shape, v.dtype, n.out_view));
+          vals[id] = ad::add(ctx, prev, scatter_window(ctx, d, v.shape, v.dtype, n.out_view, n.op));
+        }
         break;
       }
     }

@@ -30,19 +30,23 @@ GraphData rebuild(const GraphData& g, const std::vector<int>& alias) {
   GraphData out;
   out.values.reserve(nv);
   out.nodes.reserve(g.nodes.size());
-  std::vector<int> id(nv, -1);
+  std::vector<int> id(nv, -1), node_id(g.nodes.size(), -1);
   for (std::size_t v = 0; v < nv; ++v) {
     if (!needed[v]) continue;
     Value x = g.values[v];
     if (x.kind == Value::Kind::view) x.base = id[static_cast<std::size_t>(resolve(alias, x.base))];
     if (x.kind == Value::Kind::buffer) {
-      Node n = g.nodes[static_cast<std::size_t>(x.producer)];
-      for (int k = 0; k < n.num_ins; ++k)
-        if (n.ins[k] >= 0) n.ins[k] = id[static_cast<std::size_t>(resolve(alias, n.ins[k]))];
-      if (n.init_from >= 0) n.init_from = id[static_cast<std::size_t>(resolve(alias, n.init_from))];
-      n.out = static_cast<int>(out.values.size());
-      x.producer = static_cast<int>(out.nodes.size());
-      out.nodes.push_back(n);
+      int& p = node_id[static_cast<std::size_t>(x.producer)];
+      if (p < 0) {  // a call node's later results follow its first (needed together, consecutive)
+        Node n = g.nodes[static_cast<std::size_t>(x.producer)];
+        for (int k = 0; k < n.num_ins; ++k)
+          if (n.ins[k] >= 0) n.ins[k] = id[static_cast<std::size_t>(resolve(alias, n.ins[k]))];
+        if (n.init_from >= 0) n.init_from = id[static_cast<std::size_t>(resolve(alias, n.init_from))];
+        n.out = static_cast<int>(out.values.size());
+        p = static_cast<int>(out.nodes.size());
+        out.nodes.push_back(n);
+      }
+      x.producer = p;
     }
     id[v] = static_cast<int>(out.values.size());
     out.values.push_back(std::move(x));
@@ -148,7 +152,8 @@ Graph eliminate_common_subexpressions(const Graph& graph) {
       const Node& n = g.nodes[static_cast<std::size_t>(x.producer)];
       if (!detail::plain(g, n)) continue;
       // The node's identity and its result's type (a kernel writes what its output says).
-      key = detail::node_key(n, [&](int id) { return detail::resolve(alias, id); }) + std::to_string(static_cast<int>(x.dtype)) + x.shape.to_string();
+      key = detail::node_key(n, [&](int id) { return detail::resolve(alias, id); }) + std::to_string(static_cast<int>(x.dtype)) + x.shape.to_string() +
+            "#" + std::to_string(static_cast<int>(v) - n.out);  // which result of a call node
       seen = &seen_nodes;
     } else {
       continue;

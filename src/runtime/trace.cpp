@@ -223,6 +223,28 @@ Node& TraceRecorder::write(OpId op, NodeKind kind, const Tensor& out, bool reads
   return n;
 }
 
+Node& TraceRecorder::write_call(OpId op, std::span<const Tensor> outs) {
+  const int node = static_cast<int>(g.nodes.size());
+  const int first = static_cast<int>(g.values.size());
+  for (const Tensor& t : outs) {
+    Value v;
+    v.kind = Value::Kind::buffer;
+    v.dtype = t.dtype();
+    v.shape = t.shape().span();
+    v.producer = node;
+    g.values.push_back(std::move(v));
+    current[t.block()] = static_cast<int>(g.values.size()) - 1;
+    held.push_back(t);
+  }
+  Node& n = g.nodes.emplace_back();
+  n.op = op;
+  n.kind = NodeKind::call;
+  n.out = first;
+  n.num_outs = static_cast<int>(outs.size());
+  n.out_view = graph::detail::compact_layout(g.values[static_cast<std::size_t>(first)].shape, g.values[static_cast<std::size_t>(first)].dtype);
+  return n;
+}
+
 void TraceRecorder::add_input(const Tensor& t, int k) {
   Value v;
   v.kind = Value::Kind::input;

@@ -3,12 +3,14 @@
 // tenferro/graph.hpp, Note [Graph IR] in graph_ir.hpp).
 #include "core/internal_check.hpp"
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "core/session_context.hpp"
+#include "ops/kernel_table.hpp"
 #include "runtime/graph_ir.hpp"
 
 namespace tenferro::detail {
@@ -30,11 +32,19 @@ struct TraceRecorder {
   /// a new value, and `out`'s block holds it from now on. `reads_out`: the kernel reads
   /// out's previous contents (accumulation). Call after resolving the operands.
   graph::detail::Node& write(OpId op, graph::detail::NodeKind kind, const Tensor& out, bool reads_out = false);
+  /// A new call node of `op` (Note [Graph IR]) writing the fresh symbolic tensors
+  /// `outs` (compact, one new buffer value each, with consecutive ids). Call after
+  /// resolving the operands.
+  graph::detail::Node& write_call(OpId op, std::span<const Tensor> outs);
   /// Registers a fresh symbolic tensor as input k.
   void add_input(const Tensor& t, int k);
   /// The value a result tensor holds (as operand(), named "trace").
   int result(const Tensor& t) { return operand(t, "trace"); }
 };
+
+/// Sets `fn` to the trace device's kernel of a linear-algebra op recorded as a call node
+/// (trace_calls.cpp, Note [Linear algebra in graphs]); false for the other ops.
+bool trace_call_kernel(OpId op, KernelFn& fn) noexcept;
 
 /// The recorder of a trace session (its thread's record).
 inline TraceRecorder& recorder(const Session& s) noexcept { return *s.context().tracer; }

@@ -49,6 +49,10 @@ template <OpId op> void trace_axis(const Session& s, const Tensor& x, const Tens
   record_one<op>(s, NodeKind::along_axis, x, out).axis = axis;
 }
 
+template <OpId op> void trace_triangle(Session& s, const Tensor& x, const Tensor& out, std::int64_t offset) {
+  record_one<op>(s, NodeKind::triangle, x, out).offset = offset;
+}
+
 /// pad's and embed_diagonal's kernel: out filled with the value whose bytes are `fill`
 /// (a node copying a host scalar, broadcast), then x copied into the window dst of out.
 template <OpId op> void trace_place(Session& s, const Tensor& out, const unsigned char* fill, const Tensor& x, const Tensor& dst) {
@@ -128,11 +132,13 @@ template <int I> KernelEntry entry_for() {
     e.fn.along_axis = &trace_axis<op>;
   } else if constexpr (op == OpId::pad || op == OpId::embed_diagonal) {
     e.fn.place = &trace_place<op>;
+  } else if constexpr (op == OpId::tril || op == OpId::triu) {
+    e.fn.triangle = &trace_triangle<op>;
   } else if constexpr (op == OpId::dot_general) {
     e.fn.dot = &trace_dot;
   } else if constexpr (op == OpId::einsum) {
     // capability only: einsum runs on the contraction and elementwise ops.
-  } else {
+  } else if (!trace_call_kernel(op, e.fn)) {
     e = stub_entry();
   }
   return e;

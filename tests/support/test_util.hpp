@@ -5,6 +5,7 @@
 // counting: alloc_counter.hpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -266,6 +267,18 @@ inline Tensor with_layout(const Tensor& c, Layout layout) {
 }
 
 /// The bytes of a compact tensor's elements (for bit-for-bit comparisons of results).
+/// max |a - b| / (1 + max |b|) over the elements (a and b of one shape and dtype).
+inline double relative_error(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  EXPECT_EQ(a.dtype(), b.dtype());
+  double num = 0, den = 0;
+  for_each_index(b.shape(), [&](const Dims& i) {
+    num = std::max(num, std::abs(value_at(a, i) - value_at(b, i)));
+    den = std::max(den, std::abs(value_at(b, i)));
+  });
+  return num / (1 + den);
+}
+
 inline std::vector<unsigned char> bytes_of(const Tensor& t) {
   const auto* p = static_cast<const unsigned char*>(t.data());
   return std::vector<unsigned char>(p, p + t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype())));

@@ -1,0 +1,216 @@
+// The trace device's linear-algebra kernels: each records a call node (Note [Linear
+// algebra in graphs]).
+//
+// Note [Linear algebra in graphs]
+// A decomposition or solve kernel returns new results whose contents decide what
+// happens next only through data checks (finiteness, singularity, convergence), so a
+// graph keeps such an op whole: the trace kernel makes symbolic results of the shapes
+// the op produces and records one `call` node holding the public op and its
+// attributes. At run time the node calls that public op on the run's session, so
+// validation, data checks and their typed errors are the eager ones (a non-finite
+// input raises ArgumentError naming "svd" from the run). The front end's own
+// finiteness check is skipped while tracing (there is no data). A graph transform
+// replays the node through the op's differentiable form (ad::svd, ad::eigh, ...), whose
+// rules emit ops on the trace session: the derivative graph holds the rules' products,
+// solves and decompositions as nodes, so derivatives of any order compose through them.
+// A configuration the eager rules refuse (complete QR, a full SVD of a non-square
+// matrix) throws UnsupportedAdRule when transformed, as it would when differentiated.
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "ops/kernel_table.hpp"
+#include "ops/linalg.hpp"
+#include "runtime/trace.hpp"
+#include "tenferro/ad.hpp"
+
+namespace tenferro::detail {
+
+namespace {
+
+using ad::EagerTensor;
+using graph::detail::CallParams;
+using graph::detail::Node;
+namespace L = tenferro::detail::linalg;
+
+using RunFn = decltype(CallParams::run);
+using ReplayFn = decltype(CallParams::replay);
+
+Tensor symbolic(const Dims& shape, DType dtype) { return Tensor::empty(shape.span(), dtype, Device{DeviceKind::trace, 0}); }
+
+/// Records op's call node reading `ins` and writing `outs` (fresh symbolic tensors).
+void record(Session& s, OpId op, std::initializer_list<const Tensor*> ins, std::initializer_list<Tensor> outs, std::string attrs,
+            RunFn run, ReplayFn replay) {
+  TraceRecorder& r = recorder(s);
+  int ids[3] = {-1, -1, -1};
+  int k = 0;
+  for (const Tensor* t : ins) ids[k++] = r.operand(*t, op_name(op));
+  const std::vector<Tensor> results(outs);
+  Node& n = r.write_call(op, results);
+  n.num_ins = k;
+  for (int i = 0; i < k; ++i) n.ins[i] = ids[i];
+  auto p = std::make_shared<CallParams>();
+  p->attrs = std::move(attrs);
+  p->run = std::move(run);
+  p->replay = std::move(replay);
+  n.call = std::move(p);
+}
+
+std::string triangle_text(Triangle t) { return t == Triangle::lower ? "lower" : "upper"; }
+
+SvdResult trace_svd(Session& s, const Tensor& a, SvdMode mode, std::string_view op) {
+  const std::int64_t m = a.extent(0), n = a.extent(1), k = std::min(m, n);
+  const bool values = mode == SvdMode::values;
+  SvdResult r;
+  r.S = symbolic(L::vector_shape(k, a), real_dtype(a.dtype()));
+  if (values) {
+    record(s, OpId::svd, {&a}, {r.S}, std::string(op) + ", values",
+           [op = std::string(op)](Session& s, const Tensor* const* in, Tensor* out) {
+             out[0] = op == "svdvals" ? svdvals(s, *in[0]) : svd(s, *in[0], SvdMode::values).S;
+           },
+           [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::svdvals(ctx, *in[0]); });
+    return r;
+  }
+  const bool thin = mode == SvdMode::thin;
+  r.U = symbolic(L::matrix_shape(m, thin ? k : m, a), a.dtype());
+  r.Vh = symbolic(L::matrix_shape(thin ? k : n, n, a), a.dtype());
+  record(s, OpId::svd, {&a}, {r.U, r.S, r.Vh}, thin ? "thin" : "full",
+         [mode](Session& s, const Tensor* const* in, Tensor* out) {
+           SvdResult x = svd(s, *in[0], mode);
+           out[0] = std::move(x.U);
+           out[1] = std::move(x.S);
+           out[2] = std::move(x.Vh);
+         },
+         [mode](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+           ad::SvdTriple x = ad::svd(ctx, *in[0], mode);
+           out[0] = x.U;
+           out[1] = x.S;
+           out[2] = x.Vh;
+         });
+  return r;
+}
+
+EighResult trace_eigh(Session& s, const Tensor& a, Triangle tri, bool vectors, std::string_view) {
+  EighResult r;
+  r.W = symbolic(L::vector_shape(a.extent(0), a), real_dtype(a.dtype()));
+  if (!vectors) {
+    record(s, OpId::eigh, {&a}, {r.W}, triangle_text(tri) + ", values",
+           [tri](Session& s, const Tensor* const* in, Tensor* out) { out[0] = eigvalsh(s, *in[0], tri); },
+           [tri](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::eigh(ctx, *in[0], tri).W; });
+    return r;
+  }
+  r.V = symbolic(a.shape().span(), a.dtype());
+  record(s, OpId::eigh, {&a}, {r.W, r.V}, triangle_text(tri),
+         [tri](Session& s, const Tensor* const* in, Tensor* out) {
+           EighResult x = eigh(s, *in[0], tri);
+           out[0] = std::move(x.W);
+           out[1] = std::move(x.V);
+         },
+         [tri](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+           ad::EighPair x = ad::eigh(ctx, *in[0], tri);
+           out[0] = x.W;
+           out[1] = x.V;
+         });
+  return r;
+}
+
+QrResult trace_qr(Session& s, const Tensor& a, QrMode mode, bool positive_diagonal) {
+  const std::int64_t m = a.extent(0), n = a.extent(1), q = mode == QrMode::reduced ? std::min(m, n) : m;
+  QrResult r{symbolic(L::matrix_shape(m, q, a), a.dtype()), symbolic(L::matrix_shape(q, n, a), a.dtype())};
+  record(s, OpId::qr, {&a}, {r.Q, r.R}, std::string(mode == QrMode::reduced ? "reduced" : "complete") + (positive_diagonal ? ", positive_diagonal" : ""),
+         [mode, positive_diagonal](Session& s, const Tensor* const* in, Tensor* out) {
+           QrResult x = qr(s, *in[0], mode, positive_diagonal);
+           out[0] = std::move(x.Q);
+           out[1] = std::move(x.R);
+         },
+         [mode, positive_diagonal](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+           if (mode != QrMode::reduced) throw UnsupportedAdRule("qr", "complete mode has no derivative rule (use QrMode::reduced)");
+           ad::QrPair x = ad::qr(ctx, *in[0], positive_diagonal);
+           out[0] = x.Q;
+           out[1] = x.R;
+         });
+  return r;
+}
+
+Tensor trace_solve(Session& s, const Tensor& a, const linalg::Rhs&, const Tensor& b, std::string_view) {
+  Tensor x = symbolic(b.shape().span(), b.dtype());
+  record(s, OpId::solve, {&a, &b}, {x}, "",
+         [](Session& s, const Tensor* const* in, Tensor* out) { out[0] = solve(s, *in[0], *in[1]); },
+         [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::solve(ctx, *in[0], *in[1]); });
+  return x;
+}
+
+Tensor trace_triangular_solve(Session& s, const Tensor& a, const linalg::Rhs&, const Tensor& b, const TriangularSolveOptions& o) {
+  Tensor x = symbolic(b.shape().span(), b.dtype());
+  const char* ops[] = {"none", "transpose", "adjoint"};
+  record(s, OpId::triangular_solve, {&a, &b}, {x},
+         std::string(o.side == Side::left ? "left" : "right") + ", " + triangle_text(o.tri) + ", op = " + ops[static_cast<int>(o.op)] +
+             (o.unit_diagonal ? ", unit_diagonal" : ""),
+         [o](Session& s, const Tensor* const* in, Tensor* out) { out[0] = triangular_solve(s, *in[0], *in[1], o); },
+         [o](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::triangular_solve(ctx, *in[0], *in[1], o); });
+  return x;
+}
+
+Tensor trace_cholesky(Session& s, const Tensor& a, Triangle tri) {
+  Tensor x = symbolic(a.shape().span(), a.dtype());
+  record(s, OpId::cholesky, {&a}, {x}, triangle_text(tri),
+         [tri](Session& s, const Tensor* const* in, Tensor* out) { out[0] = cholesky(s, *in[0], tri); },
+         [tri](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::cholesky(ctx, *in[0], tri); });
+  return x;
+}
+
+/// The kernels with one square matrix in and one result of its shape out.
+template <OpId op> Tensor trace_square(Session& s, const Tensor& a) {
+  Tensor x = symbolic(a.shape().span(), a.dtype());
+  record(s, op, {&a}, {x}, "",
+         [](Session& s, const Tensor* const* in, Tensor* out) { out[0] = op == OpId::inv ? inv(s, *in[0]) : matrix_exp(s, *in[0]); },
+         [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+           out[0] = op == OpId::inv ? ad::inv(ctx, *in[0]) : ad::matrix_exp(ctx, *in[0]);
+         });
+  return x;
+}
+
+void trace_det(Session& s, const Tensor& a, Tensor* d, Tensor* sign, Tensor* logabs, std::string_view) {
+  const Dims bs = L::batch_shape(a);
+  if (d) {
+    *d = symbolic(bs, a.dtype());
+    record(s, OpId::det, {&a}, {*d}, "",
+           [](Session& s, const Tensor* const* in, Tensor* out) { out[0] = det(s, *in[0]); },
+           [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::det(ctx, *in[0]); });
+    return;
+  }
+  *sign = symbolic(bs, a.dtype());
+  *logabs = symbolic(bs, real_dtype(a.dtype()));
+  record(s, OpId::slogdet, {&a}, {*sign, *logabs}, "",
+         [](Session& s, const Tensor* const* in, Tensor* out) {
+           SlogdetResult x = slogdet(s, *in[0]);
+           out[0] = std::move(x.sign);
+           out[1] = std::move(x.logabsdet);
+         },
+         [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+           ad::SlogdetPair x = ad::slogdet(ctx, *in[0]);
+           out[0] = x.sign;
+           out[1] = x.logabsdet;
+         });
+}
+
+}  // namespace
+
+bool trace_call_kernel(OpId op, KernelFn& fn) noexcept {
+  switch (op) {
+    case OpId::svd: fn.svd = &trace_svd; return true;
+    case OpId::eigh: fn.eigh = &trace_eigh; return true;
+    case OpId::qr: fn.qr = &trace_qr; return true;
+    case OpId::solve: fn.solve = &trace_solve; return true;
+    case OpId::triangular_solve: fn.triangular_solve = &trace_triangular_solve; return true;
+    case OpId::cholesky: fn.cholesky = &trace_cholesky; return true;
+    case OpId::inv: fn.inv = &trace_square<OpId::inv>; return true;
+    case OpId::matrix_exp: fn.matrix_exp = &trace_square<OpId::matrix_exp>; return true;
+    case OpId::det:
+    case OpId::slogdet: fn.det = &trace_det; return true;
+    default: return false;
+  }
+}
+
+}  // namespace tenferro::detail
