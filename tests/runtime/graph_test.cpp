@@ -121,8 +121,10 @@ TEST(GraphTrace, ErrorsAreTheOpsTypedErrors) {
   const std::vector<tg::ValueSpec> specs = {{Shape{2, 3}, DType::f64}, {Shape{4}, DType::f64}};
   expect_error<ShapeError>([&] { tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {mul(s, in[0], in[1])}; }, specs); },
                            "mul");
+  expect_error<RankError>(
+      [&] { tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {svd(s, in[1]).S}; }, specs); }, "svd");
   expect_error<UnsupportedError>(
-      [&] { tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {svd(s, in[0]).S}; }, specs); }, "svd");
+      [&] { tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {lu(s, in[0]).U}; }, specs); }, "lu");
   expect_error<UnsupportedError>(
       [&] {
         tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {div(s, in[0], in[0])}; },
