@@ -111,6 +111,7 @@ void call(Session& s, const Step& st, RunSlots& t) {
       st.fn.dot(s, DotCall{"dot_general", &t[st.ins[0]], &t[st.ins[1]], &out, &n.dot->sig, &n.dot->dims, &n.dot->alpha, &n.dot->beta, nullptr});
       return;
     case NodeKind::triangle: st.fn.triangle(s, t[st.ins[0]], out, n.offset); return;
+    case NodeKind::fft: st.fn.fft(s, op_name(n.op), t[st.ins[0]], *n.fft, out); return;
     case NodeKind::call: {  // the public op, whole; its results are new compact tensors
       const Tensor* in[3] = {};
       for (int k = 0; k < n.num_ins; ++k) in[k] = &t[st.ins[k]];

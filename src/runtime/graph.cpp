@@ -96,6 +96,13 @@ std::string node_key(const Node& n, const std::function<int(int)>& id) {
   i64(n.offset);
   i64(n.num_outs);
   if (n.call) k += n.call->attrs;
+  if (n.fft) {
+    i64(static_cast<std::int64_t>(n.fft->kind) * 16 + static_cast<std::int64_t>(n.fft->norm) * 2 + n.fft->measure);
+    for (int a = 0; a < n.fft->naxes; ++a) {
+      i64(n.fft->axes[a]);
+      i64(n.fft->len[a]);
+    }
+  }
   if (n.kind == NodeKind::dot) {
     dims(n.dot->dims.lhs_contracting);
     dims(n.dot->dims.rhs_contracting);
@@ -164,6 +171,16 @@ void node_text(std::ostream& os, const GraphData& g, const Node& n) {
     case NodeKind::reduce: os << " {axes = " << mask_text(n.mask) << "}"; break;
     case NodeKind::along_axis: os << " {axis = " << n.axis << "}"; break;
     case NodeKind::triangle: os << " {offset = " << n.offset << "}"; break;
+    case NodeKind::fft: {
+      Dims axes, len;
+      for (int a = 0; a < n.fft->naxes; ++a) {
+        axes.push_back(n.fft->axes[a]);
+        len.push_back(n.fft->len[a]);
+      }
+      const char* norms[] = {"backward", "ortho", "forward"};
+      os << " {axes = " << axes.to_string() << ", n = " << len.to_string() << ", norm = " << norms[static_cast<int>(n.fft->norm)] << "}";
+      break;
+    }
     case NodeKind::call:
       if (!n.call->attrs.empty()) os << " {" << n.call->attrs << "}";
       break;

@@ -6,8 +6,8 @@
 // Note [Graph IR]
 // A graph is the sequence of kernel calls a traced function made, after the front ends
 // validated them: every node is one call of a catalogue op's kernel (elementwise,
-// analytic, reduction, conversion and structural copies, scans along an axis,
-// dot_general) with its typed parameters as the kernel receives them (the scalars, the
+// analytic, reduction, conversion and structural copies, scans along an axis, tril and
+// triu, dot_general, the FFTs) with its typed parameters as the kernel receives them (the scalars, the
 // reduced axes, the contraction's axis groups, alpha and beta). Values are of four
 // kinds:
 //  - input:    the function's k-th argument, a compact column-major buffer;
@@ -40,6 +40,7 @@
 
 #include "ops/catalog.hpp"
 #include "ops/contraction.hpp"
+#include "ops/fft.hpp"
 #include "tenferro/graph.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/scalar.hpp"
@@ -91,7 +92,7 @@ struct Value {
 };
 
 /// The kernel signature a node calls (the member of the kernel table entry).
-enum class NodeKind : std::uint8_t { unary, binary, ternary, reduce, convert, along_axis, dot, triangle, call };
+enum class NodeKind : std::uint8_t { unary, binary, ternary, reduce, convert, along_axis, dot, triangle, fft, call };
 
 /// One kernel call (Note [Graph IR]).
 struct Node {
@@ -115,6 +116,8 @@ struct Node {
   std::int64_t offset = 0;
   // dot_general: the call's parameters, shared (immutable) so that nodes stay small.
   std::shared_ptr<const struct DotParams> dot;
+  // fft, ifft, rfft, irfft (and their n-dimensional forms): the resolved transform.
+  std::shared_ptr<const tenferro::detail::FftRequest> fft;
   // A call node: the op it runs; its results are the values out .. out + num_outs - 1.
   std::shared_ptr<const struct CallParams> call;
   int num_outs = 1;

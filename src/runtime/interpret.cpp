@@ -14,7 +14,8 @@
 //  - elementwise, analytic, reductions, scans, dot_general: the ad op of the node's op
 //    on the node's operands (scalars as scalars; dot_general with alpha and beta as a
 //    product, a scale and an accumulation of the value the buffer held);
-//  - tril and triu: ad::tril and ad::triu; a linear-algebra call node: its op's
+//  - tril, triu and the FFTs: their ad ops (an FFT as its n-dimensional form over the
+//    resolved axes and lengths); a linear-algebra call node: its op's
 //    differentiable form (Note [Linear algebra in graphs] in trace_calls.cpp);
 //  - conversion and structural copies: the kernel copies its operand, broadcast to the
 //    output's shape, into the output's dtype: a cast and a broadcast_in_dim;
@@ -415,6 +416,22 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
     case NodeKind::reduce: return replay_reduce(ctx, n, in(0), n.out_view.extents.size());
     case NodeKind::along_axis: return replay_axis(ctx, n, in(0));
     case NodeKind::triangle: return n.op == OpId::tril ? ad::tril(ctx, in(0), n.offset) : ad::triu(ctx, in(0), n.offset);
+    case NodeKind::fft: {
+      FftnOptions o;
+      for (int a = 0; a < n.fft->naxes; ++a) {
+        o.axes.push_back(n.fft->axes[a]);
+        o.n.push_back(n.fft->len[a]);
+      }
+      o.norm = n.fft->norm;
+      o.planner = n.fft->measure ? FftPlanner::measure : FftPlanner::estimate;
+      switch (n.fft->kind) {
+        case tenferro::detail::FftKind::c2c_forward: return ad::fftn(ctx, in(0), o);
+        case tenferro::detail::FftKind::c2c_backward: return ad::ifftn(ctx, in(0), o);
+        case tenferro::detail::FftKind::r2c: return ad::rfftn(ctx, in(0), o);
+        case tenferro::detail::FftKind::c2r: return ad::irfftn(ctx, in(0), o);
+      }
+      break;
+    }
     case NodeKind::call: break;  // replay() replays call nodes
     case NodeKind::convert: {
       EagerTensor x = in(0);

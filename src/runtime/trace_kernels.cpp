@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ops/contraction.hpp"
+#include "ops/fft.hpp"
 #include "ops/kernel_table.hpp"
 #include "runtime/trace.hpp"
 
@@ -51,6 +52,10 @@ template <OpId op> void trace_axis(const Session& s, const Tensor& x, const Tens
 
 template <OpId op> void trace_triangle(Session& s, const Tensor& x, const Tensor& out, std::int64_t offset) {
   record_one<op>(s, NodeKind::triangle, x, out).offset = offset;
+}
+
+template <OpId op> void trace_fft(Session& s, std::string_view, const Tensor& x, const FftRequest& req, const Tensor& out) {
+  record_one<op>(s, NodeKind::fft, x, out).fft = std::make_shared<const FftRequest>(req);
 }
 
 /// pad's and embed_diagonal's kernel: out filled with the value whose bytes are `fill`
@@ -134,6 +139,8 @@ template <int I> KernelEntry entry_for() {
     e.fn.place = &trace_place<op>;
   } else if constexpr (op == OpId::tril || op == OpId::triu) {
     e.fn.triangle = &trace_triangle<op>;
+  } else if constexpr (family == OpFamily::fft) {
+    e.fn.fft = &trace_fft<op>;
   } else if constexpr (op == OpId::dot_general) {
     e.fn.dot = &trace_dot;
   } else if constexpr (op == OpId::einsum) {

@@ -91,8 +91,8 @@ EagerTensor shifted(Context& c, const EagerTensor& x) { return ad::add(c, x, ad:
 Tensor row(Session& s, const Tensor& v) { return reshape(s, v, {1, v.extent(0)}); }
 EagerTensor row(Context& c, const EagerTensor& v) { return ad::reshape(c, v, {1, v.shape()[0]}); }
 
-/// The linear-algebra call nodes (Note [Linear algebra in graphs]): each case reads
-/// every result of its op.
+/// The linear-algebra call nodes (Note [Linear algebra in graphs]; each case reads every
+/// result of its op) and the FFT nodes.
 void linalg_rule_cases(std::vector<RuleCase>& r) {
   r.push_back({"svd",
                [](Session& s, std::span<const Tensor> in) {
@@ -151,6 +151,14 @@ void linalg_rule_cases(std::vector<RuleCase>& r) {
                  return ad::add(c, d.sign, d.logabsdet);
                },
                {Shape{3, 3}}});
+  r.push_back({"fft", [](Session& s, std::span<const Tensor> in) { return fft(s, in[0], {.n = 5, .axis = 1, .norm = FftNorm::ortho}); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::fft(c, in[0], {.n = 5, .axis = 1, .norm = FftNorm::ortho}); }, {Shape{3, 4}}});
+  r.push_back({"ifft", [](Session& s, std::span<const Tensor> in) { return ifftn(s, in[0]); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::ifftn(c, in[0]); }, {Shape{3, 4}}});
+  r.push_back({"rfft", [](Session& s, std::span<const Tensor> in) { return rfft(s, in[0], {.n = 3}); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::rfft(c, in[0], {.n = 3}); }, {Shape{4, 2}}, -1, 1, false});
+  r.push_back({"irfft", [](Session& s, std::span<const Tensor> in) { return irfft(s, in[0], {.n = 6, .norm = FftNorm::forward}); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::irfft(c, in[0], {.n = 6, .norm = FftNorm::forward}); }, {Shape{4, 2}}});
   r.push_back({"matrix_exp", [](Session& s, std::span<const Tensor> in) { return matrix_exp(s, mul(s, in[0], 0.5)); },
                [](Context& c, std::span<const EagerTensor> in) { return ad::matrix_exp(c, ad::mul(c, in[0], 0.5)); }, {Shape{3, 3}}});
 }

@@ -40,7 +40,7 @@ std::vector<tg::ValueSpec> specs_of(std::span<const Tensor> in) {
 /// x + 3·I (well conditioned), traced or direct.
 Tensor shifted(Session& s, const Tensor& x) { return add(s, x, mul(s, Tensor::eye(x.extent(0), x.dtype()), 3.0)); }
 
-/// Every result of the decompositions and solves, reading transposed and sliced views of
+/// Every result of the decompositions and solves, and FFTs, reading transposed and sliced views of
 /// the inputs: a [4, 4] and b [4, 2].
 std::vector<Tensor> linalg_program(Session& s, std::span<const Tensor> in) {
   const Tensor a = in[0], b = in[1];
@@ -54,7 +54,9 @@ std::vector<Tensor> linalg_program(Session& s, std::span<const Tensor> in) {
   const Tensor spd = shifted(s, matmul(s, a, conj(s, at)));
   const SlogdetResult ld = slogdet(s, spd);
   return {f.U, f.S, f.Vh, q.Q, q.R, e.W, e.V, x, y, cholesky(s, spd), inv(s, shifted(s, a)), det(s, a), ld.sign, ld.logabsdet,
-          matrix_exp(s, mul(s, a, 0.25)), svdvals(s, at), eigvalsh(s, h, Triangle::upper)};
+          matrix_exp(s, mul(s, a, 0.25)), svdvals(s, at), eigvalsh(s, h, Triangle::upper),
+          // FFT nodes.
+          fft(s, at, {.axis = 1}), rfftn(s, real(s, a)), ifftn(s, b, {.n = {6}, .norm = FftNorm::ortho})};
 }
 
 TEST(GraphLinalg, CompiledEqualsTheDirectOpsOverDTypesAndInputLayouts) {
