@@ -117,6 +117,20 @@ inline Graph trace(const TraceFn& fn, std::initializer_list<ValueSpec> inputs) {
 // without a rule, a window no chain of structural ops describes ("graph.view"), or a
 // kernel that wrote part of its buffer; the trace errors of the rules' ops.
 
+// Note [Checkpoints] (src/runtime/remat.cpp): the nodes `checkpoint(s, fn, args)`
+// records while tracing form a segment. vjp() and grad() keep the segment's forward
+// nodes, and before the first backward node that reads one of its intermediates they
+// insert a recomputation of the part of the segment the backward pass reads (from the
+// segment's inputs), which those backward nodes read instead: between the forward and
+// the backward pass only the segment's inputs and results stay live. Values are
+// unchanged (the same kernels on the same operands), so are gradients and the HVPs
+// through them; CSE keeps a recomputation apart from the forward nodes.
+
+/// Runs `fn(s, args)`; while tracing (`s` a trace session) its nodes form a checkpointed
+/// segment (Note [Checkpoints]). On other sessions it is a plain call: eager AD keeps
+/// the intermediates. Errors: those of `fn`.
+TENFERRO_API std::vector<Tensor> checkpoint(Session& s, const TraceFn& fn, std::span<const Tensor> args);
+
 /// The vector-Jacobian product: a graph of (g's inputs..., one cotangent per result) →
 /// (g's results..., one cotangent per input, zeros where no result depends on it).
 TENFERRO_API Graph vjp(const Graph& g);
@@ -175,6 +189,10 @@ class TENFERRO_API CompiledGraph {
   const Graph& graph() const noexcept;
   /// Kernel calls one run makes (after dead-code elimination).
   int num_steps() const noexcept;
+  /// The most bytes of intermediate buffers one run holds at once, by its plan (inputs,
+  /// constants and the buffers a linear-algebra call allocates inside it not counted;
+  /// results counted until the run ends).
+  std::int64_t peak_buffer_bytes() const noexcept;
 
   /// Internal: a compiled graph over `data`.
   explicit CompiledGraph(std::shared_ptr<const detail::CompiledData> data) noexcept : data_(std::move(data)) {}

@@ -10,6 +10,7 @@
 // class reuses it. An elementwise step whose operand buffer dies with it writes into that
 // buffer (in place) instead of allocating. The slot vectors are kept in the compiled graph between runs (one per
 // concurrent run), so a steady-state run allocates nothing on the heap.
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
@@ -197,6 +198,35 @@ using detail::Slot;
 using detail::Step;
 using detail::Value;
 
+namespace {
+
+/// The plan's most bytes of buffers live at once (CompiledGraph::peak_buffer_bytes).
+std::int64_t peak_bytes(const CompiledData& c) {
+  const auto bytes = [&](int slot) {
+    const Slot& s = c.slots[static_cast<std::size_t>(slot)];
+    return detail::numel_of(s.shape) * static_cast<std::int64_t>(dtype_size(s.dtype));
+  };
+  std::vector<char> moved(c.slots.size(), 0);  // an in-place step's operand: its buffer lives on as the result
+  std::int64_t live = 0, peak = 0;
+  for (const Step& st : c.steps) {
+    if (st.fused >= 0) {
+      for (int r : c.groups[static_cast<std::size_t>(st.fused)].results) live += bytes(r);
+    } else if (st.reuse >= 0) {
+      moved[static_cast<std::size_t>(st.reuse)] = 1;
+    } else {
+      for (int k = 0; k < st.node->num_outs; ++k) live += bytes(st.out + k);
+    }
+    peak = std::max(peak, live);
+    for (std::uint32_t i = st.drop_begin; i < st.drop_end; ++i) {
+      const int d = c.drops[i];
+      if (c.slots[static_cast<std::size_t>(d)].kind == Slot::Kind::buffer && !moved[static_cast<std::size_t>(d)]) live -= bytes(d);
+    }
+  }
+  return peak;
+}
+
+}  // namespace
+
 CompiledGraph compile(const Graph& source, const CompileOptions& options) {
   auto c = std::make_shared<CompiledData>();
   c->graph = options.optimize ? optimize(source) : source;  // the steps point into its nodes
@@ -320,6 +350,7 @@ CompiledGraph compile(const Graph& source, const CompileOptions& options) {
     c->drops.insert(c->drops.end(), drops[i].begin(), drops[i].end());
     st.drop_end = static_cast<std::uint32_t>(c->drops.size());
   }
+  c->peak_bytes = peak_bytes(*c);
   return CompiledGraph(std::move(c));
 }
 
@@ -376,5 +407,6 @@ void CompiledGraph::run_into(Session& s, std::span<const Tensor> inputs, std::sp
 
 const Graph& CompiledGraph::graph() const noexcept { return data_->graph; }
 int CompiledGraph::num_steps() const noexcept { return static_cast<int>(data_->steps.size()); }
+std::int64_t CompiledGraph::peak_buffer_bytes() const noexcept { return data_->peak_bytes; }
 
 }  // namespace tenferro::graph

@@ -47,6 +47,7 @@ struct CompiledData {
   std::vector<int> makes, drops;
   std::vector<FusedGroup> groups;
   std::vector<int> outputs;  ///< slot of each result
+  std::int64_t peak_bytes = 0;  ///< CompiledGraph::peak_buffer_bytes()
   mutable std::mutex mu;
   mutable std::vector<std::vector<Tensor>> spare;  ///< slot vectors of finished runs (Note [Run slots])
 };

@@ -95,6 +95,7 @@ std::string node_key(const Node& n, const std::function<int(int)>& id) {
   i64(n.axis);
   i64(n.offset);
   i64(n.num_outs);
+  i64(n.segment);
   if (n.call) k += n.call->attrs;
   if (n.fft) {
     i64(static_cast<std::int64_t>(n.fft->kind) * 16 + static_cast<std::int64_t>(n.fft->norm) * 2 + n.fft->measure);

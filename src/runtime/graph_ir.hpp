@@ -121,6 +121,9 @@ struct Node {
   // A call node: the op it runs; its results are the values out .. out + num_outs - 1.
   std::shared_ptr<const struct CallParams> call;
   int num_outs = 1;
+  /// Checkpointed segment (Note [Checkpoints] in tenferro/graph.hpp): k > 0 inside
+  /// segment k, -k a recomputation of segment k, 0 outside any.
+  int segment = 0;
 };
 
 /// A dot_general node's parameters: the inferred signature, its axis groups as DotDims
@@ -139,6 +142,10 @@ struct CallParams {
   std::function<void(Session&, const Tensor* const* ins, Tensor* outs)> run;
   std::function<void(ad::Context&, const ad::EagerTensor* const* ins, ad::EagerTensor* outs)> replay;
 };
+
+/// g with a recomputation of each checkpointed segment's intermediates that the nodes
+/// from `backward_start` on read (Note [Checkpoints]); g itself when there are none.
+Graph rematerialize(const Graph& g, std::size_t backward_start);
 
 /// A graph's data: values, nodes in execution order, inputs and outputs.
 struct GraphData {

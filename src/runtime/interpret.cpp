@@ -31,6 +31,7 @@
 #include <numeric>
 
 #include "runtime/graph_ir.hpp"
+#include "runtime/trace.hpp"
 #include "tenferro/ad.hpp"
 
 namespace tenferro::graph {
@@ -464,6 +465,14 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
 /// input); returns the results.
 std::vector<EagerTensor> replay(Context& ctx, const GraphData& g, std::span<const EagerTensor> xs) {
   std::vector<EagerTensor> vals(g.values.size());
+  // A node of a checkpointed segment records its replay in that segment (a
+  // recomputation's replay in none: Note [Checkpoints]).
+  tenferro::detail::TraceRecorder& rec = tenferro::detail::recorder(ctx.session());
+  struct Restore {
+    tenferro::detail::TraceRecorder& r;
+    int outer;
+    ~Restore() { r.segment = outer; }
+  } restore{rec, rec.segment};
   for (std::size_t id = 0; id < g.values.size(); ++id) {
     const Value& v = g.values[id];
     switch (v.kind) {
@@ -476,6 +485,7 @@ std::vector<EagerTensor> replay(Context& ctx, const GraphData& g, std::span<cons
       }
       case Value::Kind::buffer: {
         const Node& n = g.nodes[static_cast<std::size_t>(v.producer)];
+        rec.segment = n.segment > 0 ? n.segment : restore.outer;
         if (n.kind == NodeKind::call) {  // all its results at its first (Note [Linear algebra in graphs])
           if (n.out == static_cast<int>(id)) {
             const EagerTensor* ins[3] = {};
@@ -542,7 +552,8 @@ Graph vjp(const Graph& graph) {
   const std::vector<ValueSpec> cts = specs_of(g, g.outputs);
   specs.insert(specs.end(), cts.begin(), cts.end());
   const std::size_t n = g.inputs.size();
-  return trace([&](Session& s, std::span<const Tensor> in) {
+  std::size_t backward_start = 0;
+  const Graph r = trace([&](Session& s, std::span<const Tensor> in) {
     ad::Context ctx(s);
     const std::vector<ad::EagerTensor> xs = leaves(ctx, in.subspan(0, n));
     const std::vector<ad::EagerTensor> ys = detail::replay(ctx, g, xs);
@@ -553,12 +564,14 @@ Graph vjp(const Graph& graph) {
         active.push_back(ys[j]);
         seeds.push_back(in[n + j]);
       }
+    backward_start = tenferro::detail::recorder(s).g.nodes.size();
     if (!active.empty()) ctx.backward(active, seeds);
     std::vector<Tensor> out;
     for (const ad::EagerTensor& y : ys) out.push_back(y.value());
     append_grads(s, xs, in.subspan(0, n), out);
     return out;
   }, specs);
+  return detail::rematerialize(r, backward_start);
 }
 
 Graph jvp(const Graph& graph) {
@@ -587,15 +600,18 @@ Graph grad(const Graph& graph) {
   if (detail::numel_of(y.shape) != 1 || !is_floating(y.dtype))
     throw ShapeError("graph.grad", "the result is " + std::string(dtype_name(y.dtype)) + y.shape.to_string() + "; grad needs one real scalar (use vjp)");
   const std::vector<ValueSpec> specs = specs_of(g, g.inputs);
-  return trace([&](Session& s, std::span<const Tensor> in) {
+  std::size_t backward_start = 0;
+  const Graph r = trace([&](Session& s, std::span<const Tensor> in) {
     ad::Context ctx(s);
     const std::vector<ad::EagerTensor> xs = leaves(ctx, in);
     const std::vector<ad::EagerTensor> ys = detail::replay(ctx, g, xs);
+    backward_start = tenferro::detail::recorder(s).g.nodes.size();
     if (ys[0].requires_grad()) ctx.backward(ys[0]);
     std::vector<Tensor> out;
     append_grads(s, xs, in, out);
     return out;
   }, specs);
+  return detail::rematerialize(r, backward_start);
 }
 
 }  // namespace tenferro::graph

@@ -218,6 +218,7 @@ Node& TraceRecorder::write(OpId op, NodeKind kind, const Tensor& out, bool reads
   n.op = op;
   n.kind = kind;
   n.out = id;
+  n.segment = segment;
   n.out_view = l;
   n.init_from = (!full || reads_out) ? prev : -1;
   return n;
@@ -240,6 +241,7 @@ Node& TraceRecorder::write_call(OpId op, std::span<const Tensor> outs) {
   n.op = op;
   n.kind = NodeKind::call;
   n.out = first;
+  n.segment = segment;
   n.num_outs = static_cast<int>(outs.size());
   n.out_view = graph::detail::compact_layout(g.values[static_cast<std::size_t>(first)].shape, g.values[static_cast<std::size_t>(first)].dtype);
   return n;
@@ -261,6 +263,18 @@ void TraceRecorder::add_input(const Tensor& t, int k) {
 }  // namespace tenferro::detail
 
 namespace tenferro::graph {
+
+std::vector<Tensor> checkpoint(Session& s, const TraceFn& fn, std::span<const Tensor> args) {
+  if (s.device() != DeviceKind::trace) return fn(s, args);
+  tenferro::detail::TraceRecorder& r = tenferro::detail::recorder(s);
+  struct Restore {
+    tenferro::detail::TraceRecorder& r;
+    int outer;
+    ~Restore() { r.segment = outer; }
+  } restore{r, r.segment};
+  r.segment = ++r.segments;
+  return fn(s, args);
+}
 
 Graph trace(const TraceFn& fn, std::span<const ValueSpec> inputs) {
   for (const ValueSpec& spec : inputs)

@@ -23,6 +23,8 @@ struct TraceRecorder {
   std::vector<Tensor> held;                               ///< every symbolic block, alive until the trace ends
   std::unordered_map<std::string, int> windows;           ///< (value, layout) -> view value
   std::unordered_map<std::string, int> constants;         ///< (host block, layout) -> constant value
+  int segment = 0;   ///< the checkpointed segment new nodes belong to (Note [Checkpoints]), 0 none
+  int segments = 0;  ///< segments opened so far
 
   /// The value an operand tensor reads: its block's current value, a view of it, or a
   /// constant for a host tensor. ArgumentError naming `op` for a symbolic tensor of
