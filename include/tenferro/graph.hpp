@@ -152,10 +152,11 @@ TENFERRO_API Graph grad(const Graph& g);
 //   result's dtype and shape, at most 65536 elements) are evaluated once, into a new
 //   constant.
 // - simplify: x·1, 1·x, x/1, x + 0, 0 + x, x − 0 (no broadcasting, no dtype change),
-//   neg(neg(x)), conj(conj(x)) and a same-dtype copy of a whole value read x itself.
-//   Double transposes and reshape chains already record no node (views compose while
-//   tracing); a transpose feeding dot_general is a copy the contraction could read as a
-//   window: not folded yet.
+//   neg(neg(x)), conj(conj(x)) and a same-dtype copy of a whole value read x itself;
+//   dot_general reads the window a whole copy copied (transpose, diagonal, strided
+//   slice: the contraction takes strided operands), so a transpose folds into its
+//   dimension numbers. Double transposes and reshape chains already record no node
+//   (views compose while tracing).
 /// Dead-code elimination (Note [Graph passes]).
 TENFERRO_API Graph eliminate_dead_code(const Graph& g);
 /// Common-subexpression elimination (Note [Graph passes]).

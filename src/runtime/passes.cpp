@@ -118,6 +118,22 @@ int identity_of(const GraphData& g, const Node& n) {
   }
 }
 
+/// For a dot_general operand v that is a whole same-dtype copy of a window (a transpose,
+/// a diagonal, a strided slice), that window: the contraction reads strided operands,
+/// so the copy is not needed (its signature depends on shapes only). -1 otherwise.
+int copied_window(const GraphData& g, int v) {
+  const Value& x = g.values[static_cast<std::size_t>(v)];
+  if (x.kind != Value::Kind::buffer) return -1;
+  const Node& p = g.nodes[static_cast<std::size_t>(x.producer)];
+  if (p.kind != NodeKind::convert || !plain(g, p)) return -1;
+  const Value& in = g.values[static_cast<std::size_t>(p.ins[0])];
+  if (in.dtype != x.dtype || !(in.shape == x.shape)) return -1;
+  const Layout l = layout_of(g, p.ins[0]);
+  for (int i = 0; i < l.extents.size(); ++i)
+    if (l.extents[i] > 1 && l.strides[i] == 0) return -1;  // a broadcast: left as a copy
+  return p.ins[0];
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -185,7 +201,20 @@ Graph simplify(const Graph& graph) {
     alias[static_cast<std::size_t>(n.out)] = same;
     changed = true;
   }
-  return changed ? detail::wrap(detail::rebuild(g, alias)) : graph;
+  // A copy feeding dot_general: the contraction reads the copied window itself.
+  GraphData folded;
+  bool any_folded = false;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != NodeKind::dot) continue;
+    for (int k = 0; k < 2; ++k) {
+      const int w = detail::copied_window(g, detail::resolve(alias, g.nodes[i].ins[k]));
+      if (w < 0) continue;
+      if (!any_folded) folded = g;
+      any_folded = changed = true;
+      folded.nodes[i].ins[k] = w;
+    }
+  }
+  return changed ? detail::wrap(detail::rebuild(any_folded ? folded : g, alias)) : graph;
 }
 
 Graph fold_constants(const Graph& graph) {

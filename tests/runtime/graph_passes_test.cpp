@@ -53,7 +53,8 @@ tg::TraceFn program(std::uint64_t seed) {
     for (int i = 0; i < 30; ++i) {
       const Tensor& a = pick();
       const Tensor& b = pick();
-      switch (std::uniform_int_distribution<int>(0, 9)(rng)) {
+      switch (std::uniform_int_distribution<int>(0, 10)(rng)) {
+        case 10: pool.push_back(dot_general(s, transpose(s, a, {1, 0}), b, mm)); break;  // a transpose to fold
         case 0: pool.push_back(add(s, exp(s, mul(s, a, 0.1)), exp(s, mul(s, a, 0.1)))); break;  // a duplicate
         case 1: pool.push_back(add(s, mul(s, a, 1.0), 0.0)); break;                             // identities
         case 2: pool.push_back(neg(s, neg(s, a))); break;
@@ -117,6 +118,13 @@ TEST(GraphPasses, EachRemovesWhatItNames) {
     return {mul(s, in[0], Tensor::ones({3, 2}, DType::c128))};
   };
   EXPECT_EQ(nodes_of(tg::simplify, widen), 1);
+  // A transpose feeding dot_general is read as a window: one node left.
+  const tg::TraceFn tmm = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    return {matmul(s, transpose(s, in[0], {1, 0}), in[0])};
+  };
+  const tg::Graph g = tg::trace(tmm, {{Shape{3, 2}, DType::f64}});
+  EXPECT_EQ(g.num_nodes(), 2);
+  EXPECT_EQ(tg::simplify(g).num_nodes(), 1);
 }
 
 }  // namespace
