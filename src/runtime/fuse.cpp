@@ -2,9 +2,10 @@
 //
 // Note [Elementwise fusion]
 // compile() merges every run of consecutive elementwise and analytic steps that share
-// one result shape and one inexact dtype, read their tensor operands compact with that
-// shape (or scalars) and keep the dtype (no cast, compare, select, real/imag/abs/angle)
-// into one fused step. The fused step walks the elements in chunks of kChunk: for each
+// one result shape and one inexact dtype, read tensor operands (any layout: broadcast,
+// transposed, reversed or sliced windows are gathered per chunk into a chunk buffer;
+// compact ones are read in place) or scalars of that dtype, and keep the dtype (no
+// cast, compare, select, real/imag/abs/angle) into one fused step. The fused step walks the elements in chunks of kChunk: for each
 // chunk it applies the ops in order, each through its chunk function (the op's functor,
 // OpFn<op>, over a line of the chunk), reading external operands straight from their
 // buffers and writing only the values something outside the group reads (or a result of
@@ -118,6 +119,24 @@ bool compact_with(const Slot& s, const Dims& shape) {
   return false;
 }
 
+/// The element strides of slot s's tensor along the axes of a result of `shape` that it
+/// broadcasts to (leading axes aligned, as the elementwise ops broadcast).
+Dims broadcast_strides(const Slot& s, const Dims& shape) {
+  Dims ext, st;
+  switch (s.kind) {
+    case Slot::Kind::window: ext = s.window.extents; st = s.window.strides; break;
+    case Slot::Kind::constant: ext = s.constant.shape().span(); st = s.constant.strides(); break;
+    default: {
+      ext = s.shape;
+      const Layout l = compact_layout(s.shape, s.dtype);
+      st = l.strides;
+    }
+  }
+  Dims out(shape.size(), 0);
+  for (int i = 0; i < ext.size() && i < shape.size(); ++i) out[i] = ext[i] == 1 ? 0 : st[i];
+  return out;
+}
+
 /// Whether a step can join a fused group; `d` receives its dtype.
 bool fusable(const CompiledData& c, const Step& st, DType& d) {
   const Node& n = *st.node;
@@ -129,8 +148,8 @@ bool fusable(const CompiledData& c, const Step& st, DType& d) {
   for (int k = 0; k < n.num_ins; ++k) {
     if (n.in[k] != d) return false;
     if (n.ins[k] < 0) continue;
-    const Slot& x = c.slots[static_cast<std::size_t>(st.ins[k])];
-    if (x.dtype != d || !compact_with(x, o.shape)) return false;
+    // Any layout: an operand not compact with the result is gathered chunk by chunk.
+    if (c.slots[static_cast<std::size_t>(st.ins[k])].dtype != d) return false;
   }
   return true;
 }
@@ -155,14 +174,29 @@ void fuse_steps(CompiledData& c, std::vector<std::vector<int>>& makes, std::vect
   std::vector<Step> steps;
   std::vector<std::vector<int>> new_makes;
   std::vector<int> index(static_cast<std::size_t>(n) + 1, 0);
+  std::vector<int> group_of(c.slots.size(), -1);  // the first step of the group that computes a slot
   for (int b = 0; b < n;) {
     DType d{}, d2{};
     int e = b + 1;
     if (fusable(c, c.steps[static_cast<std::size_t>(b)], d)) {
       const Dims& shape = c.slots[static_cast<std::size_t>(c.steps[static_cast<std::size_t>(b)].out)].shape;
+      // A window of a value the group computes cannot be read in it: the group's values
+      // exist a chunk at a time (or never, as chunk buffers).
+      group_of[static_cast<std::size_t>(c.steps[static_cast<std::size_t>(b)].out)] = b;
+      const auto reads_own_window = [&](const Step& st) {
+        for (int k = 0; k < st.node->num_ins; ++k) {
+          if (st.ins[k] < 0) continue;
+          const Slot& x = c.slots[static_cast<std::size_t>(st.ins[k])];
+          if (x.kind == Slot::Kind::window && group_of[static_cast<std::size_t>(x.base)] == b) return true;
+        }
+        return false;
+      };
       while (e < n && fusable(c, c.steps[static_cast<std::size_t>(e)], d2) && d2 == d &&
-             c.slots[static_cast<std::size_t>(c.steps[static_cast<std::size_t>(e)].out)].shape == shape)
+             c.slots[static_cast<std::size_t>(c.steps[static_cast<std::size_t>(e)].out)].shape == shape &&
+             !reads_own_window(c.steps[static_cast<std::size_t>(e)])) {
+        group_of[static_cast<std::size_t>(c.steps[static_cast<std::size_t>(e)].out)] = b;
         ++e;
+      }
     }
     if (e - b < 2) {  // nothing to merge
       index[static_cast<std::size_t>(b)] = static_cast<int>(steps.size());
@@ -199,9 +233,15 @@ void fuse_steps(CompiledData& c, std::vector<std::vector<int>>& makes, std::vect
         free_temps.pop_back();
       }
     }
+    g.shape = c.slots[static_cast<std::size_t>(c.steps[static_cast<std::size_t>(b)].out)].shape;
     auto ref_of = [&](int slot) {
-      return temp_of[static_cast<std::size_t>(slot)] >= 0 ? FusedRef{FusedRef::Kind::temp, temp_of[static_cast<std::size_t>(slot)]}
-                                                          : FusedRef{FusedRef::Kind::slot, slot};
+      if (temp_of[static_cast<std::size_t>(slot)] >= 0) return FusedRef{FusedRef::Kind::temp, temp_of[static_cast<std::size_t>(slot)]};
+      const Slot& x = c.slots[static_cast<std::size_t>(slot)];
+      if (compact_with(x, g.shape)) return FusedRef{FusedRef::Kind::slot, slot};
+      for (const FusedGather& ga : g.gathers)  // an external operand not compact with the result: gathered once per chunk
+        if (ga.slot == slot) return FusedRef{FusedRef::Kind::temp, ga.temp};
+      g.gathers.push_back({slot, g.temps++, broadcast_strides(x, g.shape)});
+      return FusedRef{FusedRef::Kind::temp, g.gathers.back().temp};
     };
     Step merged;
     merged.fused = static_cast<int>(c.groups.size());
@@ -230,6 +270,52 @@ void fuse_steps(CompiledData& c, std::vector<std::vector<int>>& makes, std::vect
   makes = std::move(new_makes);
 }
 
+namespace {
+
+/// Elements [start, start + len) (column-major over `shape`) of the strided operand at
+/// `base` into `out`, contiguously.
+template <class E>
+void gather_as(const Dims& shape, const Dims& strides, const E* base, std::int64_t start, std::int64_t len, E* out) {
+  const int r = shape.size();
+  std::int64_t idx[kMaxRank] = {}, off = 0, rest = start;
+  for (int i = 0; i < r; ++i) {
+    idx[i] = shape[i] > 0 ? rest % shape[i] : 0;
+    rest = shape[i] > 0 ? rest / shape[i] : 0;
+    off += idx[i] * strides[i];
+  }
+  const std::int64_t n0 = r > 0 ? shape[0] : 1, s0 = r > 0 ? strides[0] : 0;
+  for (std::int64_t k = 0; k < len;) {
+    // A run along axis 0, then carry into the next axes.
+    const std::int64_t run = std::min(len - k, n0 - idx[0]);
+    for (std::int64_t j = 0; j < run; ++j) out[k + j] = base[off + j * s0];
+    k += run;
+    off += run * s0;
+    idx[0] += run;
+    for (int i = 0; i < r && idx[i] == shape[i] && k < len; ++i) {
+      off -= idx[i] * strides[i];
+      idx[i] = 0;
+      if (i + 1 < r) {
+        ++idx[i + 1];
+        off += strides[i + 1];
+      }
+    }
+  }
+}
+
+struct Bytes16 {
+  std::uint64_t lo, hi;
+};
+
+void gather(const Dims& shape, const Dims& strides, const void* base, std::int64_t esize, std::int64_t start, std::int64_t len, unsigned char* out) {
+  switch (esize) {
+    case 4: gather_as(shape, strides, static_cast<const std::uint32_t*>(base), start, len, reinterpret_cast<std::uint32_t*>(out)); break;
+    case 8: gather_as(shape, strides, static_cast<const std::uint64_t*>(base), start, len, reinterpret_cast<std::uint64_t*>(out)); break;
+    default: gather_as(shape, strides, static_cast<const Bytes16*>(base), start, len, reinterpret_cast<Bytes16*>(out)); break;
+  }
+}
+
+}  // namespace
+
 void run_fused(const FusedGroup& g, const Tensor* slots) {
   const auto esize = static_cast<std::int64_t>(dtype_size(g.dtype));
   // Chunk buffers on the stack (32 KiB): at most kMaxTemps live at once, else on the
@@ -244,6 +330,8 @@ void run_fused(const FusedGroup& g, const Tensor* slots) {
   }
   for (std::int64_t start = 0; start < g.numel; start += kChunk) {
     const std::int64_t len = std::min(kChunk, g.numel - start);
+    for (const FusedGather& ga : g.gathers)
+      gather(g.shape, ga.strides, slots[ga.slot].data(), esize, start, len, temp + static_cast<std::int64_t>(ga.temp) * kChunk * esize);
     auto at = [&](const FusedRef& r, std::int64_t& stride) -> unsigned char* {
       stride = 1;
       switch (r.kind) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ops/catalog.hpp"
+#include "tenferro/shape.hpp"
 #include "tenferro/dtype.hpp"
 
 namespace tenferro::graph::detail {
@@ -27,6 +28,15 @@ struct FusedRef {
   int index = -1;  ///< slot (run slot: an external compact operand or a group result), scalar (into `scalars`), temp
 };
 
+/// An external operand read through strides (broadcast, transposed, reversed, sliced):
+/// each chunk gathers its elements, in the group's element order, into chunk buffer
+/// `temp` first.
+struct FusedGather {
+  int slot = -1;
+  int temp = -1;
+  Dims strides;  ///< element strides along the result's axes (0 where it broadcasts)
+};
+
 /// One op of a fused group.
 struct FusedOp {
   ChunkFn fn = nullptr;
@@ -43,6 +53,8 @@ struct FusedGroup {
   std::vector<unsigned char> scalars;  ///< the scalar operands as values of `dtype`, one element each
   int temps = 0;                       ///< chunk buffers for the values only the group reads
   std::vector<int> results;            ///< run slots the group allocates and writes (values read outside it)
+  std::vector<FusedGather> gathers;    ///< strided external operands
+  Dims shape;                          ///< the result shape (the gathers' index space)
 };
 
 }  // namespace tenferro::graph::detail

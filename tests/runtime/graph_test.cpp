@@ -320,6 +320,37 @@ TEST(GraphCompile, ElementwiseRunsAreFused) {
   }
 }
 
+TEST(GraphCompile, FusedRunsReadBroadcastAndStridedOperands) {
+  // x·row + col − yᵀ + x reversed along axis 0: a row [1, 29] and a column [37]
+  // broadcast, a transposed and a reversed window, scalars; one fused step.
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    const Tensor t = add(s, mul(s, in[0], in[1]), in[2]);
+    const Tensor u = sub(s, tanh(s, t), in[3].transpose_view());
+    const Tensor reversed = in[0].as_strided_view(std::vector<std::int64_t>{37, 29}, std::vector<std::int64_t>{-1, 37}, 36);
+    return {add(s, mul(s, u, 2.0), reversed)};
+  };
+  std::mt19937_64 rng(6);
+  for (DType d : tenferro::testing::kInexactDTypes) {
+    SCOPED_TRACE(dtype_name(d));
+    const std::vector<Tensor> in = {random_tensor(rng, Shape{37, 29}, d, -1, 1), random_tensor(rng, Shape{1, 29}, d, -1, 1),
+                                    random_tensor(rng, Shape{37}, d, -1, 1), random_tensor(rng, Shape{29, 37}, d, -1, 1)};
+    expect_same(f, in, tol_for(d));
+    std::vector<tg::ValueSpec> specs;
+    for (const Tensor& t : in) specs.push_back({t.shape(), t.dtype()});
+    const tg::CompiledGraph c = tg::compile(tg::trace(f, specs));
+    EXPECT_EQ(c.num_steps(), 1);
+  }
+  // A window of a value the group computes ends the group: x − xᵀ of a computed x.
+  const Fn g = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    const Tensor x = exp(s, in[0]);
+    return {sub(s, x, x.transpose_view())};
+  };
+  const std::vector<Tensor> sq = {random_tensor(rng, Shape{23, 23}, DType::f64, -1, 1)};
+  expect_same(g, sq, 1e-12);
+  EXPECT_EQ(tg::compile(tg::trace(g, {{Shape{23, 23}, DType::f64}})).num_steps(), 2);
+  EXPECT_EQ(tg::compile(tg::trace(g, {{Shape{23, 23}, DType::f64}}), {.optimize = true, .fuse = false}).num_steps(), 2);
+}
+
 TEST(GraphCompile, DeadNodesAreDropped) {
   const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
     (void)exp(s, in[0]);  // nobody reads it
