@@ -497,7 +497,9 @@ std::vector<EagerTensor> replay(Context& ctx, const GraphData& g, std::span<cons
         const EagerTensor r = replay_node(ctx, g, n, vals);
         if (n.out_view == compact_layout(v.shape, v.dtype)) {
           vals[id] = r;
-        } else if (n.init_from < 0) {  // the window covers the buffer
+        } else if (n.init_from < 0 || (n.out_view.dtype == v.dtype && numel_of(n.out_view.extents) == numel_of(v.shape))) {
+          // The window covers the buffer (a permutation; r already holds what an
+          // accumulating dot_general read of it).
           vals[id] = scatter_window(ctx, r, v.shape, v.dtype, n.out_view, n.op);
         } else {  // a partial write: prev + scatter(r − prev's window)
           const EagerTensor& prev = vals[static_cast<std::size_t>(n.init_from)];
