@@ -3,9 +3,10 @@
 //   graph/chain16_4x4/fwd_bwd   the 16-op chain of ad/chain16_4x4/fwd_bwd with its
 //                               backward, traced once (vjp), compiled, run_into per iteration
 //   graph/fused8/1M_f64         eight elementwise/analytic ops on 1M elements, compiled
+//   graph/fused8_arith/1M_f64   eight arithmetic ops on 1M elements (memory-bound companion)
 //   graph/hvp/mps6_chi16        HVP (jvp of grad) of a 6-site MPS energy, bond 16
 //   graph/compile/1000_nodes    trace + compile of a 1000-node random program
-// Yardsticks: ad/chain16_4x4/fwd_bwd (eager AD), eager/fused8/1M_f64 (the same direct
+// Yardsticks: ad/chain16_4x4/fwd_bwd (eager AD), eager/fused8*/1M_f64 (the same direct
 // ops), eager/exp and eager/tanh (the compute floor of fused8), copy/raw_memcpy/1M_f64
 // (one read-and-write pass), graph/grad/mps6_chi16 (the compiled gradient the HVP is
 // measured against).
@@ -89,8 +90,21 @@ Tensor fused8(Session& s, const Tensor& x) {
   return mul(s, y, 0.5);       // 8
 }
 
-void graph_fused8(benchmark::State& st) {
-  const tg::CompiledGraph c = tg::compile(tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {fused8(s, in[0])}; },
+/// Eight arithmetic ops (no transcendental): fusion's memory-bound case, beside fused8's
+/// compute-bound one.
+Tensor fused8_arith(Session& s, const Tensor& x) {
+  Tensor y = mul(s, x, 0.75);  // 1
+  y = add(s, y, 0.25);         // 2
+  y = mul(s, y, x);            // 3
+  y = sub(s, y, x);            // 4
+  y = maximum(s, y, -0.5);     // 5
+  y = mul(s, y, x);            // 6
+  y = add(s, y, 1.0);          // 7
+  return mul(s, y, 0.5);       // 8
+}
+
+template <Tensor (*F)(Session&, const Tensor&)> void graph_fused(benchmark::State& st) {
+  const tg::CompiledGraph c = tg::compile(tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {F(s, in[0])}; },
                                                     {{Shape{kFusedN}, DType::f64}}));
   HeldSession s = backend().open_session();
   const std::vector<Tensor> in = {random({kFusedN}, 2)};
@@ -102,11 +116,11 @@ void graph_fused8(benchmark::State& st) {
   st.SetBytesProcessed(st.iterations() * kFusedN * 8 * 2);  // one read and one write pass
 }
 
-void eager_fused8(benchmark::State& st) {
+template <Tensor (*F)(Session&, const Tensor&)> void eager_fused(benchmark::State& st) {
   HeldSession s = backend().open_session();
   const Tensor x = random({kFusedN}, 2);
   for (auto _ : st) {
-    const Tensor y = fused8(s, x);
+    const Tensor y = F(s, x);
     benchmark::DoNotOptimize(y.data());
   }
   st.SetBytesProcessed(st.iterations() * kFusedN * 8 * 2);
@@ -230,8 +244,10 @@ void graph_compile_1000(benchmark::State& st) {
 
 BENCHMARK(graph_chain16_fwd_bwd)->Name("graph/chain16_4x4/fwd_bwd");
 BENCHMARK(ad_chain16_fwd_bwd)->Name("ad/chain16_4x4/fwd_bwd");
-BENCHMARK(graph_fused8)->Name("graph/fused8/1M_f64")->Unit(benchmark::kMicrosecond);
-BENCHMARK(eager_fused8)->Name("eager/fused8/1M_f64")->Unit(benchmark::kMicrosecond);
+BENCHMARK(graph_fused<fused8>)->Name("graph/fused8/1M_f64")->Unit(benchmark::kMicrosecond);
+BENCHMARK(eager_fused<fused8>)->Name("eager/fused8/1M_f64")->Unit(benchmark::kMicrosecond);
+BENCHMARK(graph_fused<fused8_arith>)->Name("graph/fused8_arith/1M_f64")->Unit(benchmark::kMicrosecond);
+BENCHMARK(eager_fused<fused8_arith>)->Name("eager/fused8_arith/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(eager_one<tenferro::exp>)->Name("eager/exp/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(eager_one<tenferro::tanh>)->Name("eager/tanh/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(raw_memcpy_1m)->Name("copy/raw_memcpy/1M_f64")->Unit(benchmark::kMicrosecond);

@@ -41,19 +41,32 @@ void chunk(const void* a, std::int64_t sa, const void* b, std::int64_t sb, const
   const T* pb = static_cast<const T*>(b);
   const T* pc = static_cast<const T*>(c);
   T* po = static_cast<T*>(out);
+  // Strides are 1 (a chunk buffer or compact operand) or 0 (a scalar): the unit-stride
+  // loops are the ones the compiler vectorizes.
   if constexpr (N == 1) {
-    for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i * sa]);
+    if (sa == 1) {
+      for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i * sa]);
+    }
   } else if constexpr (N == 2) {
     if (sa == 1 && sb == 1) {
       for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
-    } else if (sb == 0) {
+    } else if (sa == 1 && sb == 0) {
       const T y = *pb;
-      for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i * sa], y);
+      for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i], y);
+    } else if (sa == 0 && sb == 1) {
+      const T x = *pa;
+      for (std::int64_t i = 0; i < n; ++i) po[i] = f(x, pb[i]);
     } else {
       for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i * sa], pb[i * sb]);
     }
   } else {
-    for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i * sa], pb[i * sb], pc[i * sc]);
+    if (sa == 1 && sb == 1 && sc == 1) {
+      for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i], pc[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i * sa], pb[i * sb], pc[i * sc]);
+    }
   }
 }
 
