@@ -468,11 +468,7 @@ std::vector<EagerTensor> replay(Context& ctx, const GraphData& g, std::span<cons
   // A node of a checkpointed segment records its replay in that segment (a
   // recomputation's replay in none: Note [Checkpoints]).
   tenferro::detail::TraceRecorder& rec = tenferro::detail::recorder(ctx.session());
-  struct Restore {
-    tenferro::detail::TraceRecorder& r;
-    int outer;
-    ~Restore() { r.segment = outer; }
-  } restore{rec, rec.segment};
+  const tenferro::detail::SegmentScope restore(rec);
   for (std::size_t id = 0; id < g.values.size(); ++id) {
     const Value& v = g.values[id];
     switch (v.kind) {

@@ -267,11 +267,7 @@ namespace tenferro::graph {
 std::vector<Tensor> checkpoint(Session& s, const TraceFn& fn, std::span<const Tensor> args) {
   if (s.device() != DeviceKind::trace) return fn(s, args);
   tenferro::detail::TraceRecorder& r = tenferro::detail::recorder(s);
-  struct Restore {
-    tenferro::detail::TraceRecorder& r;
-    int outer;
-    ~Restore() { r.segment = outer; }
-  } restore{r, r.segment};
+  const tenferro::detail::SegmentScope scope(r);
   r.segment = ++r.segments;
   return fn(s, args);
 }

@@ -44,6 +44,16 @@ struct TraceRecorder {
   int result(const Tensor& t) { return operand(t, "trace"); }
 };
 
+/// Restores a recorder's checkpoint segment when it goes out of scope.
+struct SegmentScope {
+  TraceRecorder& r;
+  const int outer;
+  explicit SegmentScope(TraceRecorder& rec) noexcept : r(rec), outer(rec.segment) {}
+  ~SegmentScope() { r.segment = outer; }
+  SegmentScope(const SegmentScope&) = delete;
+  SegmentScope& operator=(const SegmentScope&) = delete;
+};
+
 /// Sets `fn` to the trace device's kernel of a linear-algebra op recorded as a call node
 /// (trace_calls.cpp, Note [Linear algebra in graphs]); false for the other ops.
 bool trace_call_kernel(OpId op, KernelFn& fn) noexcept;
