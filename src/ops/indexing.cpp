@@ -117,6 +117,18 @@ TakeSignature index_select_infer(const Tensor& x, const Tensor& indices, std::in
   return sig;
 }
 
+void check_index_range(Session& s, const Tensor& x, const Tensor& indices, int axis, std::string_view op) {
+  // While tracing there is no data: the graph's take node runs this check when it runs
+  // (Note [Tracing] in tenferro/graph.hpp).
+  if (s.device() == DeviceKind::trace) return;
+  const std::int64_t n = x.extent(axis);
+  const std::int64_t k = data_checks(s, op).first_out_of_range(s, indices, n);
+  if (k < 0) return;
+  const Dims where = position_index(indices, k);
+  throw IndexError(op, "indices" + where.to_string() + " = " + indices.at(where.span()).to_string() + " out of range [" + num(-n) + ", " +
+                           num(n) + ") for axis " + num(axis) + " of x with shape " + x.shape().to_string());
+}
+
 }  // namespace detail
 
 // ---------------------------------------------------------------- front ends
@@ -130,15 +142,6 @@ void check_inputs(Session& s, std::string_view op, std::initializer_list<std::pa
   for (const auto& [t, what] : ts) require_tensor_on(*t, s.device(), op, what);
 }
 
-/// IndexError naming the first index of `indices` outside [-n, n) (the data check).
-void check_index_range(Session& s, const Tensor& x, const Tensor& indices, int axis, std::string_view op) {
-  const std::int64_t n = x.extent(axis);
-  const std::int64_t k = data_checks(s, op).first_out_of_range(s, indices, n);
-  if (k < 0) return;
-  const Dims where = position_index(indices, k);
-  throw IndexError(op, "indices" + where.to_string() + " = " + indices.at(where.span()).to_string() + " out of range [" + num(-n) + ", " +
-                           num(n) + ") for axis " + num(axis) + " of x with shape " + x.shape().to_string());
-}
 
 void slice_run(Session& s, const Tensor& x, const Dims& starts, const Dims& limits, const Dims& steps, const Tensor* out, Tensor& result) {
   constexpr std::string_view op = "slice";

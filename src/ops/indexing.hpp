@@ -80,4 +80,9 @@ Shape gather_infer(const GatherDims& dims, const Shape& operand, const Shape& in
 IndexMap scatter_infer(const Tensor& operand, const Tensor& indices, const Tensor& updates, const ScatterDims& dims,
                        ScatterCombiner combiner);
 
+/// IndexError naming op and the first index of `indices` outside [-n, n) for n =
+/// x.extent(axis) (take_along_axis's and index_select's data check; nothing while
+/// tracing: a compiled graph runs it before the kernel).
+void check_index_range(Session& s, const Tensor& x, const Tensor& indices, int axis, std::string_view op);
+
 }  // namespace tenferro::detail

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "ops/indexing.hpp"
 #include "ops/kernel_table.hpp"
 #include "ops/prepare.hpp"
 #include "runtime/compiled.hpp"
@@ -113,6 +114,10 @@ void call(Session& s, const Step& st, RunSlots& t) {
       return;
     case NodeKind::triangle: st.fn.triangle(s, t[st.ins[0]], out, n.offset); return;
     case NodeKind::fft: st.fn.fft(s, op_name(n.op), t[st.ins[0]], *n.fft, out); return;
+    case NodeKind::take:  // the front end's data check, skipped while tracing
+      tenferro::detail::check_index_range(s, t[st.ins[0]], t[st.ins[1]], n.axis, op_name(n.op));
+      st.fn.take(s, t[st.ins[0]], t[st.ins[1]], out, n.axis);
+      return;
     case NodeKind::call: {  // the public op, whole; its results are new compact tensors
       const Tensor* in[3] = {};
       for (int k = 0; k < n.num_ins; ++k) in[k] = &t[st.ins[k]];

@@ -170,7 +170,8 @@ void node_text(std::ostream& os, const GraphData& g, const Node& n) {
   }
   switch (n.kind) {
     case NodeKind::reduce: os << " {axes = " << mask_text(n.mask) << "}"; break;
-    case NodeKind::along_axis: os << " {axis = " << n.axis << "}"; break;
+    case NodeKind::along_axis:
+    case NodeKind::take: os << " {axis = " << n.axis << "}"; break;
     case NodeKind::triangle: os << " {offset = " << n.offset << "}"; break;
     case NodeKind::fft: {
       Dims axes, len;

@@ -92,7 +92,7 @@ struct Value {
 };
 
 /// The kernel signature a node calls (the member of the kernel table entry).
-enum class NodeKind : std::uint8_t { unary, binary, ternary, reduce, convert, along_axis, dot, triangle, fft, call };
+enum class NodeKind : std::uint8_t { unary, binary, ternary, reduce, convert, along_axis, dot, triangle, fft, take, call };
 
 /// One kernel call (Note [Graph IR]).
 struct Node {
@@ -110,7 +110,7 @@ struct Node {
   bool contiguous = false;  ///< the elementwise call's layout fast path (every tensor compact like out)
   // Reduction: the reduced axes of the operand.
   std::uint64_t mask = 0;
-  // Along an axis.
+  // Along an axis (scans; take_along_axis and index_select: ins = x, indices).
   int axis = 0;
   // tril, triu: the diagonal offset.
   std::int64_t offset = 0;

@@ -433,6 +433,9 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
       }
       break;
     }
+    case NodeKind::take:  // the indices are constants
+      return n.op == OpId::take_along_axis ? ad::take_along_axis(ctx, in(0), in(1).value(), n.axis)
+                                           : ad::index_select(ctx, in(0), n.axis, in(1).value());
     case NodeKind::call: break;  // replay() replays call nodes
     case NodeKind::convert: {
       EagerTensor x = in(0);

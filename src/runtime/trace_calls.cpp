@@ -195,6 +195,140 @@ void trace_det(Session& s, const Tensor& a, Tensor* d, Tensor* sign, Tensor* log
          });
 }
 
+Tensor trace_pinv(Session& s, const Tensor& a, double rtol) {
+  Tensor x = symbolic(L::matrix_shape(a.extent(1), a.extent(0), a), a.dtype());
+  record(s, OpId::pinv, {&a}, {x}, "rtol = " + std::to_string(rtol),
+         [rtol](Session& s, const Tensor* const* in, Tensor* out) { out[0] = pinv(s, *in[0], rtol); },
+         [rtol](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::pinv(ctx, *in[0], rtol); });
+  return x;
+}
+
+Tensor trace_matrix_norm(Session& s, const Tensor& a, MatrixNorm kind) {
+  Tensor x = symbolic(L::batch_shape(a), real_dtype(a.dtype()));
+  const char* kinds[] = {"frobenius", "nuclear", "spectral", "one", "inf"};
+  record(s, OpId::matrix_norm, {&a}, {x}, kinds[static_cast<int>(kind)],
+         [kind](Session& s, const Tensor* const* in, Tensor* out) { out[0] = matrix_norm(s, *in[0], kind); },
+         [kind](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::matrix_norm(ctx, *in[0], kind); });
+  return x;
+}
+
+Tensor trace_vector_norm(Session& s, const Tensor& v, double p) {
+  Dims shape;
+  for (int i = 1; i < v.rank(); ++i) shape.push_back(v.extent(i));
+  Tensor x = symbolic(shape, real_dtype(v.dtype()));
+  record(s, OpId::vector_norm, {&v}, {x}, "p = " + std::to_string(p),
+         [p](Session& s, const Tensor* const* in, Tensor* out) { out[0] = vector_norm(s, *in[0], p); },
+         [p](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::vector_norm(ctx, *in[0], p); });
+  return x;
+}
+
+EigResult trace_eig(Session& s, const Tensor& a, bool vectors, std::string_view) {
+  const DType c = complex_dtype(a.dtype());
+  EigResult r;
+  r.W = symbolic(L::vector_shape(a.extent(0), a), c);
+  if (!vectors) {
+    record(s, OpId::eig, {&a}, {r.W}, "values",
+           [](Session& s, const Tensor* const* in, Tensor* out) { out[0] = eigvals(s, *in[0]); },
+           [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::eigvals(ctx, *in[0]); });
+    return r;
+  }
+  r.V = symbolic(a.shape().span(), c);
+  record(s, OpId::eig, {&a}, {r.W, r.V}, "",
+         [](Session& s, const Tensor* const* in, Tensor* out) {
+           EigResult x = eig(s, *in[0]);
+           out[0] = std::move(x.W);
+           out[1] = std::move(x.V);
+         },
+         [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+           ad::EigPair x = ad::eig(ctx, *in[0]);
+           out[0] = x.W;
+           out[1] = x.V;
+         });
+  return r;
+}
+
+LuResult trace_lu(Session& s, const Tensor& a) {
+  const std::int64_t m = a.extent(0), n = a.extent(1), k = std::min(m, n);
+  LuResult r{symbolic(L::matrix_shape(m, m, a), a.dtype()), symbolic(L::matrix_shape(m, k, a), a.dtype()), symbolic(L::matrix_shape(k, n, a), a.dtype())};
+  record(s, OpId::lu, {&a}, {r.P, r.L, r.U}, "",
+         [](Session& s, const Tensor* const* in, Tensor* out) {
+           LuResult x = lu(s, *in[0]);
+           out[0] = std::move(x.P);
+           out[1] = std::move(x.L);
+           out[2] = std::move(x.U);
+         },
+         [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+           ad::LuFactors x = ad::lu(ctx, *in[0]);
+           out[0] = EagerTensor(x.P);  // a constant (piecewise constant in A)
+           out[1] = x.L;
+           out[2] = x.U;
+         });
+  return r;
+}
+
+LuFactorResult trace_lu_factor(Session& s, const Tensor& a) {
+  LuFactorResult r{symbolic(a.shape().span(), a.dtype()), symbolic(L::vector_shape(std::min(a.extent(0), a.extent(1)), a), DType::i64)};
+  record(s, OpId::lu_factor, {&a}, {r.LU, r.pivots}, "",
+         [](Session& s, const Tensor* const* in, Tensor* out) {
+           LuFactorResult x = lu_factor(s, *in[0]);
+           out[0] = std::move(x.LU);
+           out[1] = std::move(x.pivots);
+         },
+         [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+           ad::LuPacked x = ad::lu_factor(ctx, *in[0]);
+           out[0] = x.LU;
+           out[1] = EagerTensor(x.pivots);
+         });
+  return r;
+}
+
+Tensor trace_lu_solve(Session& s, const LuFactorResult& f, const linalg::Rhs&, const Tensor& b) {
+  Tensor x = symbolic(b.shape().span(), b.dtype());
+  record(s, OpId::lu_solve, {&f.LU, &f.pivots, &b}, {x}, "",
+         [](Session& s, const Tensor* const* in, Tensor* out) { out[0] = lu_solve(s, LuFactorResult{*in[0], *in[1]}, *in[2]); },
+         [](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::lu_solve(ctx, *in[0], in[1]->value(), *in[2]); });
+  return x;
+}
+
+LstsqResult trace_lstsq(Session& s, const Tensor& a, const linalg::Rhs&, const Tensor& b, LstsqDriver driver, double rcond) {
+  Dims xs = b.shape().span();
+  xs[0] = a.extent(1);
+  const bool svd = driver == LstsqDriver::svd;
+  LstsqResult r{symbolic(xs, a.dtype()), symbolic(L::batch_shape(a), DType::i64), Tensor()};
+  const auto run = [driver, rcond](Session& s, const Tensor* const* in, Tensor* out) {
+    LstsqResult x = lstsq(s, *in[0], *in[1], driver, rcond);
+    out[0] = std::move(x.X);
+    out[1] = std::move(x.rank);
+    if (x.S.defined()) out[2] = std::move(x.S);
+  };
+  const auto replay = [driver, rcond](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+    ad::LstsqSolution x = ad::lstsq(ctx, *in[0], *in[1], driver, rcond);
+    out[0] = x.X;
+    out[1] = x.rank;
+    if (driver == LstsqDriver::svd) out[2] = x.S;
+  };
+  const std::string attrs = std::string(svd ? "svd" : "qr") + ", rcond = " + std::to_string(rcond);
+  if (svd) {
+    r.S = symbolic(L::vector_shape(std::min(a.extent(0), a.extent(1)), a), real_dtype(a.dtype()));
+    record(s, OpId::lstsq, {&a, &b}, {r.X, r.rank, r.S}, attrs, run, replay);
+  } else {
+    record(s, OpId::lstsq, {&a, &b}, {r.X, r.rank}, attrs, run, replay);
+  }
+  return r;
+}
+
+Tensor trace_pivots(Session& s, const Tensor& pivots, std::int64_t m, std::string_view) {
+  Dims shape{m};
+  for (int i = 1; i < pivots.rank(); ++i) shape.push_back(pivots.extent(i));
+  Tensor x = symbolic(shape, DType::i64);
+  record(s, OpId::lu_pivots_to_permutation, {&pivots}, {x}, "m = " + std::to_string(m),
+         [m](Session& s, const Tensor* const* in, Tensor* out) { out[0] = lu_pivots_to_permutation(s, *in[0], m); },
+         [m](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {  // integers: a constant
+           out[0] = EagerTensor(lu_pivots_to_permutation(ctx.session(), in[0]->value(), m));
+         });
+  return x;
+}
+
 }  // namespace
 
 bool trace_call_kernel(OpId op, KernelFn& fn) noexcept {
@@ -209,6 +343,15 @@ bool trace_call_kernel(OpId op, KernelFn& fn) noexcept {
     case OpId::matrix_exp: fn.matrix_exp = &trace_square<OpId::matrix_exp>; return true;
     case OpId::det:
     case OpId::slogdet: fn.det = &trace_det; return true;
+    case OpId::pinv: fn.pinv = &trace_pinv; return true;
+    case OpId::matrix_norm: fn.matrix_norm = &trace_matrix_norm; return true;
+    case OpId::vector_norm: fn.vector_norm = &trace_vector_norm; return true;
+    case OpId::eig: fn.eig = &trace_eig; return true;
+    case OpId::lu: fn.lu = &trace_lu; return true;
+    case OpId::lu_factor: fn.lu_factor = &trace_lu_factor; return true;
+    case OpId::lu_solve: fn.lu_solve = &trace_lu_solve; return true;
+    case OpId::lstsq: fn.lstsq = &trace_lstsq; return true;
+    case OpId::lu_pivots_to_permutation: fn.pivots = &trace_pivots; return true;
     default: return false;
   }
 }

@@ -58,6 +58,18 @@ template <OpId op> void trace_fft(Session& s, std::string_view, const Tensor& x,
   record_one<op>(s, NodeKind::fft, x, out).fft = std::make_shared<const FftRequest>(req);
 }
 
+/// take_along_axis's and index_select's kernel: the indices' range check runs when the
+/// graph runs (compile.cpp), as the front end skips it while tracing.
+template <OpId op> void trace_take(Session& s, const Tensor& x, const Tensor& indices, const Tensor& out, int axis) {
+  TraceRecorder& r = recorder(s);
+  const int a = r.operand(x, op_name(op)), b = r.operand(indices, op_name(op));
+  Node& n = r.write(op, NodeKind::take, out);
+  n.ins[0] = a;
+  n.ins[1] = b;
+  n.num_ins = 2;
+  n.axis = axis;
+}
+
 /// pad's and embed_diagonal's kernel: out filled with the value whose bytes are `fill`
 /// (a node copying a host scalar, broadcast), then x copied into the window dst of out.
 template <OpId op> void trace_place(Session& s, const Tensor& out, const unsigned char* fill, const Tensor& x, const Tensor& dst) {
@@ -139,6 +151,8 @@ template <int I> KernelEntry entry_for() {
     e.fn.place = &trace_place<op>;
   } else if constexpr (op == OpId::tril || op == OpId::triu) {
     e.fn.triangle = &trace_triangle<op>;
+  } else if constexpr (op == OpId::take_along_axis || op == OpId::index_select) {
+    e.fn.take = &trace_take<op>;
   } else if constexpr (family == OpFamily::fft) {
     e.fn.fft = &trace_fft<op>;
   } else if constexpr (op == OpId::dot_general) {

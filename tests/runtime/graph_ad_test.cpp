@@ -159,6 +159,56 @@ void linalg_rule_cases(std::vector<RuleCase>& r) {
                [](Context& c, std::span<const EagerTensor> in) { return ad::rfft(c, in[0], {.n = 3}); }, {Shape{4, 2}}, -1, 1, false});
   r.push_back({"irfft", [](Session& s, std::span<const Tensor> in) { return irfft(s, in[0], {.n = 6, .norm = FftNorm::forward}); },
                [](Context& c, std::span<const EagerTensor> in) { return ad::irfft(c, in[0], {.n = 6, .norm = FftNorm::forward}); }, {Shape{4, 2}}});
+  r.push_back({"pinv", [](Session& s, std::span<const Tensor> in) { return pinv(s, in[0]); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::pinv(c, in[0]); }, {Shape{4, 3}}});
+  r.push_back({"matrix_norm", [](Session& s, std::span<const Tensor> in) { return add(s, matrix_norm(s, in[0]), matrix_norm(s, in[0], MatrixNorm::nuclear)); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::add(c, ad::matrix_norm(c, in[0]), ad::matrix_norm(c, in[0], MatrixNorm::nuclear)); },
+               {Shape{3, 4, 2}}});
+  r.push_back({"vector_norm", [](Session& s, std::span<const Tensor> in) { return vector_norm(s, in[0], 3.0); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::vector_norm(c, in[0], 3.0); }, {Shape{4, 2}}});
+  // |V|² + W of a general matrix (gauge invariant; complex results for real input).
+  r.push_back({"eig",
+               [](Session& s, std::span<const Tensor> in) {
+                 const EigResult e = eig(s, in[0]);
+                 return add(s, mul(s, e.V, conj(s, e.V)), row(s, e.W));
+               },
+               [](Context& c, std::span<const EagerTensor> in) {
+                 const ad::EigPair e = ad::eig(c, in[0]);
+                 return ad::add(c, ad::mul(c, e.V, ad::conj(c, e.V)), row(c, e.W));
+               },
+               {Shape{3, 3}}});
+  r.push_back({"eig", [](Session& s, std::span<const Tensor> in) { return eigvals(s, in[0]); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::eigvals(c, in[0]); }, {Shape{3, 3}}});
+  r.push_back({"lu",
+               [](Session& s, std::span<const Tensor> in) {
+                 const LuResult f = lu(s, in[0]);
+                 return add(s, matmul(s, f.L, mul(s, f.U, f.U)), f.P);
+               },
+               [](Context& c, std::span<const EagerTensor> in) {
+                 const ad::LuFactors f = ad::lu(c, in[0]);
+                 return ad::add(c, ad::matmul(c, f.L, ad::mul(c, f.U, f.U)), EagerTensor(f.P));
+               },
+               {Shape{3, 3}}});
+  r.push_back({"lu_factor", [](Session& s, std::span<const Tensor> in) { return lu_factor(s, in[0]).LU; },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::lu_factor(c, in[0]).LU; }, {Shape{4, 3}}});
+  r.push_back({"lu_solve",
+               [](Session& s, std::span<const Tensor> in) { return lu_solve(s, lu_factor(s, shifted(s, in[0])), in[1]); },
+               [](Context& c, std::span<const EagerTensor> in) {
+                 const ad::LuPacked f = ad::lu_factor(c, shifted(c, in[0]));
+                 return ad::lu_solve(c, f.LU, f.pivots, in[1]);
+               },
+               {Shape{3, 3}, Shape{3, 2}}});
+  for (LstsqDriver driver : {LstsqDriver::qr, LstsqDriver::svd})
+    r.push_back({"lstsq",
+                 [=](Session& s, std::span<const Tensor> in) {
+                   const LstsqResult x = lstsq(s, in[0], in[1], driver);
+                   return driver == LstsqDriver::svd ? add(s, x.X, sum(s, x.S)) : x.X;
+                 },
+                 [=](Context& c, std::span<const EagerTensor> in) {
+                   const ad::LstsqSolution x = ad::lstsq(c, in[0], in[1], driver);
+                   return driver == LstsqDriver::svd ? ad::add(c, x.X, ad::sum(c, x.S)) : x.X;
+                 },
+                 {Shape{4, 3}, Shape{4, 2}}});
   r.push_back({"matrix_exp", [](Session& s, std::span<const Tensor> in) { return matrix_exp(s, mul(s, in[0], 0.5)); },
                [](Context& c, std::span<const EagerTensor> in) { return ad::matrix_exp(c, ad::mul(c, in[0], 0.5)); }, {Shape{3, 3}}});
 }
@@ -265,7 +315,9 @@ std::vector<RuleCase> rule_cases() {
 
 // Traceable rows whose graph derivative is not available, and why.
 const std::set<std::string> kKnownGaps = {
-    "convert",  // checks exactness from data: not traceable (cast is)
+    "convert",          // checks exactness from data: not traceable (cast is)
+    "take_along_axis",  // traceable forward (its index check runs with the graph); its VJP is a scatter-add, not traceable yet
+    "index_select",     // as take_along_axis
 };
 
 TEST(GraphAd, TracedRulesEqualEagerOnes) {

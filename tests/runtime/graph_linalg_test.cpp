@@ -40,6 +40,11 @@ std::vector<tg::ValueSpec> specs_of(std::span<const Tensor> in) {
 /// x + 3·I (well conditioned), traced or direct.
 Tensor shifted(Session& s, const Tensor& x) { return add(s, x, mul(s, Tensor::eye(x.extent(0), x.dtype()), 3.0)); }
 
+std::vector<Tensor> lu_results(Session& s, const Tensor& a) {
+  const LuResult f = lu(s, a);
+  return {f.P, f.L, f.U};
+}
+
 /// Every result of the decompositions and solves, and FFTs, reading transposed and sliced views of
 /// the inputs: a [4, 4] and b [4, 2].
 std::vector<Tensor> linalg_program(Session& s, std::span<const Tensor> in) {
@@ -56,7 +61,12 @@ std::vector<Tensor> linalg_program(Session& s, std::span<const Tensor> in) {
   return {f.U, f.S, f.Vh, q.Q, q.R, e.W, e.V, x, y, cholesky(s, spd), inv(s, shifted(s, a)), det(s, a), ld.sign, ld.logabsdet,
           matrix_exp(s, mul(s, a, 0.25)), svdvals(s, at), eigvalsh(s, h, Triangle::upper),
           // FFT nodes.
-          fft(s, at, {.axis = 1}), rfftn(s, real(s, a)), ifftn(s, b, {.n = {6}, .norm = FftNorm::ortho})};
+          fft(s, at, {.axis = 1}), rfftn(s, real(s, a)), ifftn(s, b, {.n = {6}, .norm = FftNorm::ortho}),
+          // The LU family, eig, least squares, pseudo-inverse and norms.
+          lu_results(s, a)[0], lu_results(s, a)[1], lu_results(s, a)[2], lu_factor(s, at).LU, lu_factor(s, at).pivots,
+          lu_solve(s, lu_factor(s, shifted(s, a)), b), eig(s, a).W, eig(s, a).V, eigvals(s, at), lstsq(s, shifted(s, a).slice_view(1, 0, 3), b).X,
+          lstsq(s, a, b, LstsqDriver::svd).S, pinv(s, a.slice_view(0, 0, 3)), matrix_norm(s, a, MatrixNorm::nuclear),
+          vector_norm(s, at, 3.0)};
 }
 
 TEST(GraphLinalg, CompiledEqualsTheDirectOpsOverDTypesAndInputLayouts) {
@@ -109,6 +119,27 @@ TEST(GraphLinalg, DataChecksRaiseTheEagerErrorsWhenTheGraphRuns) {
   // The session is usable afterwards.
   const std::vector<Tensor> r = sv.run(s, std::vector<Tensor>{Tensor::eye(3, DType::f64)});
   EXPECT_LE(relative_error(r[0], Tensor::full({3}, 2.0, DType::f64)), 1e-14);
+}
+
+TEST(GraphLinalg, IndexChecksRunWithTheGraph) {
+  // take_along_axis by indices the graph computes (lu_factor's pivots) and by an input.
+  const tg::CompiledGraph c = tg::compile(tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    return {take_along_axis(s, in[0], in[1], 0), index_select(s, in[0], 1, lu_factor(s, in[0]).pivots)};
+  }, {{Shape{3, 3}, DType::f64}, {Shape{2, 3}, DType::i64}}));
+  HeldSession s = backend().open_session();
+  std::mt19937_64 rng(9);
+  const Tensor x = random_tensor(rng, Shape{3, 3}, DType::f64, -1, 1);
+  Tensor idx = Tensor::zeros({2, 3}, DType::i64);
+  static_cast<std::int64_t*>(idx.mutable_data())[3] = 2;
+  const std::vector<Tensor> got = c.run(s, std::vector<Tensor>{x, idx});
+  EXPECT_LE(relative_error(got[0], take_along_axis(s, x, idx, 0)), 0.0);
+  EXPECT_LE(relative_error(got[1], index_select(s, x, 1, lu_factor(s, x).pivots)), 0.0);
+  static_cast<std::int64_t*>(idx.mutable_data())[3] = 7;
+  const std::vector<Tensor> outs = {Tensor::full({2, 3}, 1.0, DType::f64), Tensor::full({3, 3}, 1.0, DType::f64)};
+  const std::vector<unsigned char> before = tenferro::testing::snapshot(outs[0]);
+  std::string msg = expect_error<IndexError>([&] { c.run_into(s, std::vector<Tensor>{x, idx}, outs); }, "take_along_axis");
+  EXPECT_THAT(msg, ::testing::HasSubstr("= 7 out of range [-3, 3)"));
+  tenferro::testing::expect_untouched(outs[0], before);
 }
 
 TEST(GraphLinalg, PassesTreatACallNodeAsAWhole) {
