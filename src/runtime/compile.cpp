@@ -114,6 +114,8 @@ void call(Session& s, const Step& st, RunSlots& t) {
       return;
     case NodeKind::triangle: st.fn.triangle(s, t[st.ins[0]], out, n.offset); return;
     case NodeKind::fft: st.fn.fft(s, op_name(n.op), t[st.ins[0]], *n.fft, out); return;
+    case NodeKind::window: st.fn.window(s, t[st.ins[0]], t[st.ins[1]], out); return;
+    case NodeKind::update_window: st.fn.update_window(s, t[st.ins[0]], t[st.ins[1]], t[st.ins[2]], out); return;
     case NodeKind::take:  // the front end's data check, skipped while tracing
       tenferro::detail::check_index_range(s, t[st.ins[0]], t[st.ins[1]], n.axis, op_name(n.op));
       st.fn.take(s, t[st.ins[0]], t[st.ins[1]], out, n.axis);

@@ -92,7 +92,7 @@ struct Value {
 };
 
 /// The kernel signature a node calls (the member of the kernel table entry).
-enum class NodeKind : std::uint8_t { unary, binary, ternary, reduce, convert, along_axis, dot, triangle, fft, take, call };
+enum class NodeKind : std::uint8_t { unary, binary, ternary, reduce, convert, along_axis, dot, triangle, fft, take, window, update_window, call };
 
 /// One kernel call (Note [Graph IR]).
 struct Node {

@@ -433,6 +433,8 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
       }
       break;
     }
+    case NodeKind::window: return ad::dynamic_slice(ctx, in(0), in(1).value(), n.out_view.extents);  // the starts are constants
+    case NodeKind::update_window: return ad::dynamic_update_slice(ctx, in(0), in(1), in(2).value());
     case NodeKind::take:  // the indices are constants
       return n.op == OpId::take_along_axis ? ad::take_along_axis(ctx, in(0), in(1).value(), n.axis)
                                            : ad::index_select(ctx, in(0), n.axis, in(1).value());

@@ -70,6 +70,26 @@ template <OpId op> void trace_take(Session& s, const Tensor& x, const Tensor& in
   n.axis = axis;
 }
 
+/// dynamic_slice's kernel (ins: x, starts) and dynamic_update_slice's (ins: x, update,
+/// starts): the starts are data the kernel clamps, so nothing is checked.
+template <OpId op> void trace_window(Session& s, const Tensor& x, const Tensor& starts, const Tensor& out) {
+  TraceRecorder& r = recorder(s);
+  const int a = r.operand(x, op_name(op)), b = r.operand(starts, op_name(op));
+  Node& n = r.write(op, NodeKind::window, out);
+  n.ins[0] = a;
+  n.ins[1] = b;
+  n.num_ins = 2;
+}
+template <OpId op> void trace_update_window(Session& s, const Tensor& x, const Tensor& update, const Tensor& starts, const Tensor& out) {
+  TraceRecorder& r = recorder(s);
+  const int a = r.operand(x, op_name(op)), b = r.operand(update, op_name(op)), c = r.operand(starts, op_name(op));
+  Node& n = r.write(op, NodeKind::update_window, out);
+  n.ins[0] = a;
+  n.ins[1] = b;
+  n.ins[2] = c;
+  n.num_ins = 3;
+}
+
 /// pad's and embed_diagonal's kernel: out filled with the value whose bytes are `fill`
 /// (a node copying a host scalar, broadcast), then x copied into the window dst of out.
 template <OpId op> void trace_place(Session& s, const Tensor& out, const unsigned char* fill, const Tensor& x, const Tensor& dst) {
@@ -153,6 +173,10 @@ template <int I> KernelEntry entry_for() {
     e.fn.triangle = &trace_triangle<op>;
   } else if constexpr (op == OpId::take_along_axis || op == OpId::index_select) {
     e.fn.take = &trace_take<op>;
+  } else if constexpr (op == OpId::dynamic_slice) {
+    e.fn.window = &trace_window<op>;
+  } else if constexpr (op == OpId::dynamic_update_slice) {
+    e.fn.update_window = &trace_update_window<op>;
   } else if constexpr (family == OpFamily::fft) {
     e.fn.fft = &trace_fft<op>;
   } else if constexpr (op == OpId::dot_general) {

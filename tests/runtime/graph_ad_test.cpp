@@ -84,6 +84,14 @@ void check_rule(const RuleCase& c, DType d) {
 
 std::vector<std::int64_t> v(std::initializer_list<std::int64_t> l) { return l; }
 
+/// Starts (1, 5) of an i64 index vector (5 is clamped).
+Tensor starts_1_5() {
+  Tensor t = Tensor::zeros({2}, DType::i64);
+  static_cast<std::int64_t*>(t.mutable_data())[0] = 1;
+  static_cast<std::int64_t*>(t.mutable_data())[1] = 5;
+  return t;
+}
+
 /// x + 3·I for square x [N, N] (well conditioned for the solves).
 Tensor shifted(Session& s, const Tensor& x) { return add(s, x, mul(s, Tensor::eye(x.extent(0), x.dtype()), 3.0)); }
 EagerTensor shifted(Context& c, const EagerTensor& x) { return ad::add(c, x, ad::mul(c, EagerTensor(Tensor::eye(x.shape()[0], x.dtype())), 3.0)); }
@@ -309,6 +317,13 @@ std::vector<RuleCase> rule_cases() {
                [](Context& c, std::span<const EagerTensor> in) { return ad::concatenate(c, in, 1); }, {Shape{3, 4}, Shape{3, 2}}});
   r.push_back({"stack", [](Session& s, std::span<const Tensor> in) { return stack(s, in, 1); },
                [](Context& c, std::span<const EagerTensor> in) { return ad::stack(c, in, 1); }, {Shape{3, 4}, Shape{3, 4}}});
+  // Windows at data-given starts (constants here; an input's starts are tested in
+  // graph_linalg_test): one clamped.
+  r.push_back({"dynamic_slice", [](Session& s, std::span<const Tensor> in) { return dynamic_slice(s, in[0], starts_1_5(), {2, 3}); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::dynamic_slice(c, in[0], starts_1_5(), {2, 3}); }, {Shape{3, 4}}});
+  r.push_back({"dynamic_update_slice", [](Session& s, std::span<const Tensor> in) { return dynamic_update_slice(s, in[0], in[1], starts_1_5()); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::dynamic_update_slice(c, in[0], in[1], starts_1_5()); },
+               {Shape{3, 4}, Shape{2, 3}}});
   linalg_rule_cases(r);
   return r;
 }

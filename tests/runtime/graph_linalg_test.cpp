@@ -121,7 +121,7 @@ TEST(GraphLinalg, DataChecksRaiseTheEagerErrorsWhenTheGraphRuns) {
   EXPECT_LE(relative_error(r[0], Tensor::full({3}, 2.0, DType::f64)), 1e-14);
 }
 
-TEST(GraphLinalg, IndexChecksRunWithTheGraph) {
+TEST(GraphLinalg, IndexChecksRunWithTheGraphAndWindowsReadTheirStarts) {
   // take_along_axis by indices the graph computes (lu_factor's pivots) and by an input.
   const tg::CompiledGraph c = tg::compile(tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
     return {take_along_axis(s, in[0], in[1], 0), index_select(s, in[0], 1, lu_factor(s, in[0]).pivots)};
@@ -140,6 +140,18 @@ TEST(GraphLinalg, IndexChecksRunWithTheGraph) {
   std::string msg = expect_error<IndexError>([&] { c.run_into(s, std::vector<Tensor>{x, idx}, outs); }, "take_along_axis");
   EXPECT_THAT(msg, ::testing::HasSubstr("= 7 out of range [-3, 3)"));
   tenferro::testing::expect_untouched(outs[0], before);
+  // Windows at starts the graph reads as an input (clamped, as the direct ops do).
+  const tg::CompiledGraph w = tg::compile(tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    return {dynamic_slice(s, in[0], in[1], {2, 2}), dynamic_update_slice(s, in[0], mul(s, in[0].slice_view(0, 0, 2), 2.0), in[1])};
+  }, {{Shape{3, 3}, DType::f64}, {Shape{2}, DType::i64}}));
+  for (std::int64_t a : {0, 1, 9}) {
+    Tensor st = Tensor::zeros({2}, DType::i64);
+    static_cast<std::int64_t*>(st.mutable_data())[0] = a;
+    static_cast<std::int64_t*>(st.mutable_data())[1] = 1;
+    const std::vector<Tensor> r = w.run(s, std::vector<Tensor>{x, st});
+    EXPECT_LE(relative_error(r[0], dynamic_slice(s, x, st, {2, 2})), 0.0);
+    EXPECT_LE(relative_error(r[1], dynamic_update_slice(s, x, mul(s, x.slice_view(0, 0, 2), 2.0), st)), 0.0);
+  }
 }
 
 TEST(GraphLinalg, PassesTreatACallNodeAsAWhole) {
