@@ -32,6 +32,11 @@ Tensor filled_like(Session& s, const Tensor& x, const Tensor& g) {
   return t;
 }
 
+Tensor empty_on(Session& s, std::span<const std::int64_t> shape, DType dtype) {
+  if (s.device() == DeviceKind::cpu) return Tensor::empty(shape, dtype);
+  return Tensor::empty(shape, dtype, Device{s.device(), 0});
+}
+
 Tensor zeros_on(Session& s, std::span<const std::int64_t> shape, DType dtype) {
   if (s.device() == DeviceKind::cpu) return Tensor::zeros(shape, dtype);
   return broadcast_in_dim(s, Tensor::zeros({}, dtype), shape, std::span<const std::int64_t>());

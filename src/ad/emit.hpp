@@ -22,6 +22,9 @@ void scale_in_place(Session& s, const Tensor& g, const Scalar& c);
 /// A fresh compact tensor of x's shape and g's dtype, every element g's single value.
 /// On a session of another device (a trace): broadcast_in_dim.
 Tensor filled_like(Session& s, const Tensor& x, const Tensor& g);
+/// An uninitialized compact tensor on the session's device (a fresh symbolic tensor on a
+/// trace session).
+Tensor empty_on(Session& s, std::span<const std::int64_t> shape, DType dtype);
 /// Zeros of `shape` and `dtype` on the session's device (a traced broadcast of a host
 /// zero on a trace session).
 Tensor zeros_on(Session& s, std::span<const std::int64_t> shape, DType dtype);

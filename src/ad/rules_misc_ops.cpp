@@ -15,6 +15,7 @@
 // reach the loss. Each node's VJP computes its ā and b̄ with one grouped_gemm call.
 #include <complex>
 
+#include "ad/emit.hpp"
 #include "ad/tape.hpp"
 #include "tenferro/error.hpp"
 
@@ -179,7 +180,7 @@ EagerTensor axpby(Context& ctx, Scalar alpha, const EagerTensor& x, Scalar beta,
   Session& s = ctx.session();
   const Tensor& yv = y.value();
   if (!yv.defined()) throw ArgumentError("axpby", "y is undefined");
-  Tensor r = Tensor::empty(yv.shape().span(), yv.dtype());  // Note [Functional in-place ops]
+  Tensor r = detail::empty_on(s, yv.shape().span(), yv.dtype());  // Note [Functional in-place ops]
   T::copy_into(s, yv, r);
   T::axpby(s, alpha, x.value(), beta, r);
   return finish<2>(ctx, OpId::axpby, std::move(r), {&x, &y}, [&](Node& n) {

@@ -114,6 +114,9 @@ void call(Session& s, const Step& st, RunSlots& t) {
       return;
     case NodeKind::triangle: st.fn.triangle(s, t[st.ins[0]], out, n.offset); return;
     case NodeKind::fft: st.fn.fft(s, op_name(n.op), t[st.ins[0]], *n.fft, out); return;
+    case NodeKind::vdot: st.fn.vdot(s, t[st.ins[0]], t[st.ins[1]], out); return;
+    case NodeKind::axpby: st.fn.axpby(s, n.scalars[0], t[st.ins[0]], n.scalars[1], out); return;  // out starts as y
+    case NodeKind::iota: st.fn.iota(s, out, n.axis); return;
     case NodeKind::window: st.fn.window(s, t[st.ins[0]], t[st.ins[1]], out); return;
     case NodeKind::update_window: st.fn.update_window(s, t[st.ins[0]], t[st.ins[1]], t[st.ins[2]], out); return;
     case NodeKind::take:  // the front end's data check, skipped while tracing

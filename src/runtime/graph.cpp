@@ -90,6 +90,10 @@ std::string node_key(const Node& n, const std::function<int(int)>& id) {
     i64(static_cast<std::int64_t>(n.in[i]));
     if (n.ins[i] < 0) scalar(n.scalars[i]);
   }
+  if (n.kind == NodeKind::axpby) {
+    scalar(n.scalars[0]);
+    scalar(n.scalars[1]);
+  }
   i64(static_cast<std::int64_t>(n.cmp));
   i64(static_cast<std::int64_t>(n.mask));
   i64(n.axis);
@@ -171,7 +175,9 @@ void node_text(std::ostream& os, const GraphData& g, const Node& n) {
   switch (n.kind) {
     case NodeKind::reduce: os << " {axes = " << mask_text(n.mask) << "}"; break;
     case NodeKind::along_axis:
-    case NodeKind::take: os << " {axis = " << n.axis << "}"; break;
+    case NodeKind::take:
+    case NodeKind::iota: os << " {axis = " << n.axis << "}"; break;
+    case NodeKind::axpby: os << " {alpha = " << n.scalars[0].to_string() << ", beta = " << n.scalars[1].to_string() << "}"; break;
     case NodeKind::triangle: os << " {offset = " << n.offset << "}"; break;
     case NodeKind::fft: {
       Dims axes, len;

@@ -92,7 +92,9 @@ struct Value {
 };
 
 /// The kernel signature a node calls (the member of the kernel table entry).
-enum class NodeKind : std::uint8_t { unary, binary, ternary, reduce, convert, along_axis, dot, triangle, fft, take, window, update_window, call };
+enum class NodeKind : std::uint8_t {
+  unary, binary, ternary, reduce, convert, along_axis, dot, triangle, fft, take, window, update_window, vdot, axpby, iota, call
+};
 
 /// One kernel call (Note [Graph IR]).
 struct Node {
@@ -103,14 +105,15 @@ struct Node {
   Layout out_view;     ///< the window of out's buffer the kernel writes
   int ins[3] = {-1, -1, -1};  ///< operand values (-1: scalar operand k of an elementwise call)
   int num_ins = 0;
-  // Elementwise.
+  // Elementwise (axpby: alpha and beta as scalars 0 and 1).
   Scalar scalars[3];
   DType in[3] = {};
   CompareOp cmp = CompareOp::eq;
   bool contiguous = false;  ///< the elementwise call's layout fast path (every tensor compact like out)
   // Reduction: the reduced axes of the operand.
   std::uint64_t mask = 0;
-  // Along an axis (scans; take_along_axis and index_select: ins = x, indices).
+  // Along an axis (scans; take_along_axis and index_select: ins = x, indices; iota's
+  // counting axis).
   int axis = 0;
   // tril, triu: the diagonal offset.
   std::int64_t offset = 0;

@@ -433,6 +433,13 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
       }
       break;
     }
+    case NodeKind::vdot: return ad::vdot(ctx, in(0), in(1));
+    case NodeKind::axpby: {  // α·x + β·(y's previous value, read through the window written)
+      const Value& prev = g.values[static_cast<std::size_t>(n.init_from)];
+      const EagerTensor y = read_window(ctx, vals[static_cast<std::size_t>(n.init_from)], prev.shape, prev.dtype, n.out_view);
+      return ad::axpby(ctx, n.scalars[0], in(0), n.scalars[1], y);
+    }
+    case NodeKind::iota: return EagerTensor(iota(ctx.session(), n.out_view.extents.span(), n.out_view.dtype, n.axis));  // a constant
     case NodeKind::window: return ad::dynamic_slice(ctx, in(0), in(1).value(), n.out_view.extents);  // the starts are constants
     case NodeKind::update_window: return ad::dynamic_update_slice(ctx, in(0), in(1), in(2).value());
     case NodeKind::take:  // the indices are constants

@@ -90,6 +90,26 @@ template <OpId op> void trace_update_window(Session& s, const Tensor& x, const T
   n.num_ins = 3;
 }
 
+void trace_vdot(Session& s, const Tensor& a, const Tensor& b, const Tensor& out) {
+  TraceRecorder& r = recorder(s);
+  const int x = r.operand(a, "vdot"), y = r.operand(b, "vdot");
+  Node& n = r.write(OpId::vdot, NodeKind::vdot, out);
+  n.ins[0] = x;
+  n.ins[1] = y;
+  n.num_ins = 2;
+}
+/// axpby updates y in place: a node reading x and y's previous value (init_from).
+void trace_axpby(Session& s, const Scalar& alpha, const Tensor& x, const Scalar& beta, const Tensor& y) {
+  TraceRecorder& r = recorder(s);
+  const int a = r.operand(x, "axpby");
+  Node& n = r.write(OpId::axpby, NodeKind::axpby, y, /*reads_out=*/true);
+  n.ins[0] = a;
+  n.num_ins = 1;
+  n.scalars[0] = alpha;
+  n.scalars[1] = beta;
+}
+void trace_iota(Session& s, const Tensor& out, int d) { recorder(s).write(OpId::iota, NodeKind::iota, out).axis = d; }
+
 /// pad's and embed_diagonal's kernel: out filled with the value whose bytes are `fill`
 /// (a node copying a host scalar, broadcast), then x copied into the window dst of out.
 template <OpId op> void trace_place(Session& s, const Tensor& out, const unsigned char* fill, const Tensor& x, const Tensor& dst) {
@@ -173,6 +193,12 @@ template <int I> KernelEntry entry_for() {
     e.fn.triangle = &trace_triangle<op>;
   } else if constexpr (op == OpId::take_along_axis || op == OpId::index_select) {
     e.fn.take = &trace_take<op>;
+  } else if constexpr (op == OpId::vdot) {
+    e.fn.vdot = &trace_vdot;
+  } else if constexpr (op == OpId::axpby) {
+    e.fn.axpby = &trace_axpby;
+  } else if constexpr (op == OpId::iota) {
+    e.fn.iota = &trace_iota;
   } else if constexpr (op == OpId::dynamic_slice) {
     e.fn.window = &trace_window<op>;
   } else if constexpr (op == OpId::dynamic_update_slice) {

@@ -317,6 +317,24 @@ std::vector<RuleCase> rule_cases() {
                [](Context& c, std::span<const EagerTensor> in) { return ad::concatenate(c, in, 1); }, {Shape{3, 4}, Shape{3, 2}}});
   r.push_back({"stack", [](Session& s, std::span<const Tensor> in) { return stack(s, in, 1); },
                [](Context& c, std::span<const EagerTensor> in) { return ad::stack(c, in, 1); }, {Shape{3, 4}, Shape{3, 4}}});
+  r.push_back({"vdot", [](Session& s, std::span<const Tensor> in) { return vdot(s, in[0], in[1]); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::vdot(c, in[0], in[1]); }, {Shape{3, 4}, Shape{3, 4}}});
+  // axpby into a buffer and into a window of one (a partial in-place update).
+  r.push_back({"axpby",
+               [](Session& s, std::span<const Tensor> in) {
+                 const Tensor y = mul(s, in[1], 1.5);
+                 axpby(s, 0.5, in[0], -2.0, y);
+                 axpby(s, 3.0, in[0].slice_view(0, 0, 2), 1.0, y.slice_view(0, 1, 3));
+                 return y;
+               },
+               [](Context& c, std::span<const EagerTensor> in) {
+                 const EagerTensor y = ad::axpby(c, 0.5, in[0], -2.0, ad::mul(c, in[1], 1.5));
+                 const EagerTensor top = ad::slice(c, y, Dims{0, 0}, Dims{1, 4});
+                 const EagerTensor rest = ad::axpby(c, 3.0, ad::slice(c, in[0], Dims{0, 0}, Dims{2, 4}), 1.0, ad::slice(c, y, Dims{1, 0}, Dims{3, 4}));
+                 const std::vector<EagerTensor> parts = {top, rest};
+                 return ad::concatenate(c, parts, 0);
+               },
+               {Shape{3, 4}, Shape{3, 4}}});
   // Windows at data-given starts (constants here; an input's starts are tested in
   // graph_linalg_test): one clamped.
   r.push_back({"dynamic_slice", [](Session& s, std::span<const Tensor> in) { return dynamic_slice(s, in[0], starts_1_5(), {2, 3}); },
