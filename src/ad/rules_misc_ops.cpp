@@ -68,7 +68,7 @@ void vjp_axpby(Session& s, const Node& n, const Tensor& g, Grad* out) {
 Tensor index_scatter_add(Session& s, const Tensor& g, const Tensor& indices, int axis, std::int64_t extent, bool batched) {
   Dims shape = g.shape();
   shape[axis] = extent;
-  Tensor z = Tensor::zeros(shape.span(), g.dtype());
+  Tensor z = detail::zeros_on(s, shape.span(), g.dtype());
   if (g.numel() == 0) return z;
   Tensor idx = T::rem(s, T::add(s, indices, extent), extent);
   ScatterDims d;

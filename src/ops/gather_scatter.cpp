@@ -231,6 +231,7 @@ void gather_run(Session& s, const Tensor& operand, const Tensor& indices, const 
   require_index_dtype(indices, op, "start_indices");
   IndexMap m;
   const Shape shape = gather_infer(dims, operand.shape(), indices.shape(), slice_sizes, m);
+  m.gather_dims = &dims;
   const GatherKernel k = kernel_for(s, OpId::gather, operand.dtype()).fn.gather;
   if (out) {
     require_output(*out, op, operand.dtype(), shape, s.device());
@@ -250,7 +251,8 @@ void scatter_run(Session& s, const Tensor& operand, const Tensor& indices, const
   require_tensor_on(operand, s.device(), op, "operand");
   require_tensor_on(indices, s.device(), op, "scatter_indices");
   require_tensor_on(updates, s.device(), op, "updates");
-  const IndexMap m = scatter_infer(operand, indices, updates, dims, combiner);
+  IndexMap m = scatter_infer(operand, indices, updates, dims, combiner);
+  m.scatter_dims = &dims;
   const ScatterKernel k = kernel_for(s, OpId::scatter, operand.dtype()).fn.scatter;
   const Shape oshape = operand.shape();
   if (out) {

@@ -66,6 +66,10 @@ struct IndexMap {
   Dims start_axis;          ///< operand axis started by index-vector entry k
   Dims window_operand_axis; ///< operand axis of window axis i
   Dims window_data_axis;    ///< result/updates axis of window axis i
+  /// The call's dimension numbers, valid during the kernel call (the front end's
+  /// argument; a trace kernel keeps a copy for replaying the op).
+  const GatherDims* gather_dims = nullptr;
+  const ScatterDims* scatter_dims = nullptr;
 };
 
 /// gather's result shape and map (StableHLO gather C1-C22): AxisError, RankError,

@@ -114,6 +114,8 @@ void call(Session& s, const Step& st, RunSlots& t) {
       return;
     case NodeKind::triangle: st.fn.triangle(s, t[st.ins[0]], out, n.offset); return;
     case NodeKind::fft: st.fn.fft(s, op_name(n.op), t[st.ins[0]], *n.fft, out); return;
+    case NodeKind::gather: st.fn.gather(s, n.index->map, t[st.ins[0]], t[st.ins[1]], n.index->slice_sizes, out); return;
+    case NodeKind::scatter: st.fn.scatter(s, n.index->map, t[st.ins[0]], t[st.ins[1]], t[st.ins[2]], n.index->combiner, out); return;
     case NodeKind::vdot: st.fn.vdot(s, t[st.ins[0]], t[st.ins[1]], out); return;
     case NodeKind::axpby: st.fn.axpby(s, n.scalars[0], t[st.ins[0]], n.scalars[1], out); return;  // out starts as y
     case NodeKind::iota: st.fn.iota(s, out, n.axis); return;

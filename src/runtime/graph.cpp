@@ -101,6 +101,7 @@ std::string node_key(const Node& n, const std::function<int(int)>& id) {
   i64(n.num_outs);
   i64(n.segment);
   if (n.call) k += n.call->attrs;
+  if (n.index) k += n.index->text;
   if (n.fft) {
     i64(static_cast<std::int64_t>(n.fft->kind) * 16 + static_cast<std::int64_t>(n.fft->norm) * 2 + n.fft->measure);
     for (int a = 0; a < n.fft->naxes; ++a) {
@@ -177,6 +178,8 @@ void node_text(std::ostream& os, const GraphData& g, const Node& n) {
     case NodeKind::along_axis:
     case NodeKind::take:
     case NodeKind::iota: os << " {axis = " << n.axis << "}"; break;
+    case NodeKind::gather:
+    case NodeKind::scatter: os << " {" << n.index->text << "}"; break;
     case NodeKind::axpby: os << " {alpha = " << n.scalars[0].to_string() << ", beta = " << n.scalars[1].to_string() << "}"; break;
     case NodeKind::triangle: os << " {offset = " << n.offset << "}"; break;
     case NodeKind::fft: {

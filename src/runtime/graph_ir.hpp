@@ -41,6 +41,7 @@
 #include "ops/catalog.hpp"
 #include "ops/contraction.hpp"
 #include "ops/fft.hpp"
+#include "ops/indexing.hpp"
 #include "tenferro/graph.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/scalar.hpp"
@@ -93,7 +94,7 @@ struct Value {
 
 /// The kernel signature a node calls (the member of the kernel table entry).
 enum class NodeKind : std::uint8_t {
-  unary, binary, ternary, reduce, convert, along_axis, dot, triangle, fft, take, window, update_window, vdot, axpby, iota, call
+  unary, binary, ternary, reduce, convert, along_axis, dot, triangle, fft, take, window, update_window, vdot, axpby, iota, gather, scatter, call
 };
 
 /// One kernel call (Note [Graph IR]).
@@ -121,6 +122,8 @@ struct Node {
   std::shared_ptr<const struct DotParams> dot;
   // fft, ifft, rfft, irfft (and their n-dimensional forms): the resolved transform.
   std::shared_ptr<const tenferro::detail::FftRequest> fft;
+  // gather, scatter: the validated map and the public dimension numbers.
+  std::shared_ptr<const struct IndexParams> index;
   // A call node: the op it runs; its results are the values out .. out + num_outs - 1.
   std::shared_ptr<const struct CallParams> call;
   int num_outs = 1;
@@ -135,6 +138,18 @@ struct DotParams {
   DotSignature sig{};
   DotDims dims;
   Scalar alpha, beta;
+};
+
+/// A gather or scatter node's parameters: the map its kernel takes, the dimension
+/// numbers and slice sizes the public op takes (for replaying it), the combiner, and
+/// the attributes as text (the text form, the fingerprint, CSE).
+struct IndexParams {
+  tenferro::detail::IndexMap map;
+  GatherDims gather;
+  ScatterDims scatter;
+  Dims slice_sizes;
+  ScatterCombiner combiner = ScatterCombiner::replace;
+  std::string text;
 };
 
 /// A call node's op (Note [Linear algebra in graphs] in trace_calls.cpp): its attributes

@@ -433,6 +433,8 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
       }
       break;
     }
+    case NodeKind::gather: return ad::gather(ctx, in(0), in(1).value(), n.index->gather, n.index->slice_sizes);  // the indices are constants
+    case NodeKind::scatter: return ad::scatter(ctx, in(0), in(1).value(), in(2), n.index->scatter, n.index->combiner);
     case NodeKind::vdot: return ad::vdot(ctx, in(0), in(1));
     case NodeKind::axpby: {  // α·x + β·(y's previous value, read through the window written)
       const Value& prev = g.values[static_cast<std::size_t>(n.init_from)];

@@ -329,6 +329,53 @@ Tensor trace_pivots(Session& s, const Tensor& pivots, std::int64_t m, std::strin
   return x;
 }
 
+/// The replay of an op without derivative rules: constants of the plain op when no
+/// input is differentiated, else UnsupportedAdRule naming it (as eager AD would).
+template <class Run> ReplayFn constant_replay(std::string_view op, Run run, int num_ins, int num_outs) {
+  return [op = std::string(op), run, num_ins, num_outs](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) {
+    Tensor values[3], results[4];
+    for (int k = 0; k < num_ins; ++k) {
+      if (in[k]->requires_grad() || in[k]->tangent().defined())
+        throw UnsupportedAdRule(op, "has no derivative rule (its input is differentiated in this graph transform)");
+      values[k] = in[k]->value();
+    }
+    const Tensor* ptrs[3] = {&values[0], &values[1], &values[2]};
+    run(ctx.session(), ptrs, results);
+    for (int k = 0; k < num_outs; ++k) out[k] = EagerTensor(results[k]);
+  };
+}
+
+PivotedQrResult trace_qr_pivoted(Session& s, const Tensor& a, double rtol) {
+  const std::int64_t m = a.extent(0), n = a.extent(1), k = std::min(m, n);
+  Dims perm{n};
+  for (int i = 2; i < a.rank(); ++i) perm.push_back(a.extent(i));
+  PivotedQrResult r{symbolic(L::matrix_shape(m, k, a), a.dtype()), symbolic(L::matrix_shape(k, n, a), a.dtype()), symbolic(perm, DType::i64),
+                    symbolic(L::batch_shape(a), DType::i64)};
+  const auto run = [rtol](Session& s, const Tensor* const* in, Tensor* out) {
+    PivotedQrResult x = qr_pivoted(s, *in[0], rtol);
+    out[0] = std::move(x.Q);
+    out[1] = std::move(x.R);
+    out[2] = std::move(x.perm);
+    out[3] = std::move(x.rank);
+  };
+  record(s, OpId::qr_pivoted, {&a}, {r.Q, r.R, r.perm, r.rank}, "rtol = " + std::to_string(rtol), run, constant_replay("qr_pivoted", run, 1, 4));
+  return r;
+}
+
+FullPivLuResult trace_lu_full_pivot(Session& s, const Tensor& a) {
+  FullPivLuResult r{symbolic(a.shape().span(), a.dtype()), symbolic(a.shape().span(), a.dtype()), symbolic(a.shape().span(), a.dtype()),
+                    symbolic(a.shape().span(), a.dtype())};
+  const auto run = [](Session& s, const Tensor* const* in, Tensor* out) {
+    FullPivLuResult x = lu_full_pivot(s, *in[0]);
+    out[0] = std::move(x.P);
+    out[1] = std::move(x.L);
+    out[2] = std::move(x.U);
+    out[3] = std::move(x.Q);
+  };
+  record(s, OpId::lu_full_pivot, {&a}, {r.P, r.L, r.U, r.Q}, "", run, constant_replay("lu_full_pivot", run, 1, 4));
+  return r;
+}
+
 }  // namespace
 
 bool trace_call_kernel(OpId op, KernelFn& fn) noexcept {
@@ -352,6 +399,8 @@ bool trace_call_kernel(OpId op, KernelFn& fn) noexcept {
     case OpId::lu_solve: fn.lu_solve = &trace_lu_solve; return true;
     case OpId::lstsq: fn.lstsq = &trace_lstsq; return true;
     case OpId::lu_pivots_to_permutation: fn.pivots = &trace_pivots; return true;
+    case OpId::qr_pivoted: fn.qr_pivoted = &trace_qr_pivoted; return true;
+    case OpId::lu_full_pivot: fn.lu_full_pivot = &trace_lu_full_pivot; return true;
     default: return false;
   }
 }

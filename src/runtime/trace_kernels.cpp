@@ -2,10 +2,12 @@
 // (Note [Tracing] in tenferro/graph.hpp, Note [Graph IR] in graph_ir.hpp).
 #include <complex>
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "ops/contraction.hpp"
 #include "ops/fft.hpp"
+#include "ops/indexing.hpp"
 #include "ops/kernel_table.hpp"
 #include "runtime/trace.hpp"
 
@@ -110,6 +112,56 @@ void trace_axpby(Session& s, const Scalar& alpha, const Tensor& x, const Scalar&
 }
 void trace_iota(Session& s, const Tensor& out, int d) { recorder(s).write(OpId::iota, NodeKind::iota, out).axis = d; }
 
+std::string dims_text(std::initializer_list<std::pair<const char*, const Dims*>> fields, std::int64_t index_vector_dim) {
+  std::string t;
+  for (const auto& [name, d] : fields) t += std::string(t.empty() ? "" : ", ") + name + " = " + d->to_string();
+  return t + ", index_vector_dim = " + std::to_string(index_vector_dim);
+}
+
+void trace_gather(Session& s, const IndexMap& m, const Tensor& operand, const Tensor& indices, const Dims& slice_sizes, const Tensor& out) {
+  TraceRecorder& r = recorder(s);
+  const int a = r.operand(operand, "gather"), b = r.operand(indices, "gather");
+  auto p = std::make_shared<graph::detail::IndexParams>();
+  p->map = m;
+  p->gather = *m.gather_dims;
+  p->map.gather_dims = nullptr;
+  p->slice_sizes = slice_sizes;
+  const GatherDims& d = p->gather;
+  p->text = dims_text({{"offset_dims", &d.offset_dims}, {"collapsed_slice_dims", &d.collapsed_slice_dims}, {"start_index_map", &d.start_index_map},
+                       {"operand_batching_dims", &d.operand_batching_dims}, {"start_indices_batching_dims", &d.start_indices_batching_dims},
+                       {"slice_sizes", &p->slice_sizes}},
+                      d.index_vector_dim);
+  Node& n = r.write(OpId::gather, NodeKind::gather, out);
+  n.ins[0] = a;
+  n.ins[1] = b;
+  n.num_ins = 2;
+  n.index = std::move(p);
+}
+
+void trace_scatter(Session& s, const IndexMap& m, const Tensor& operand, const Tensor& indices, const Tensor& updates, ScatterCombiner combiner,
+                   const Tensor& out) {
+  TraceRecorder& r = recorder(s);
+  const int a = r.operand(operand, "scatter"), b = r.operand(indices, "scatter"), c = r.operand(updates, "scatter");
+  auto p = std::make_shared<graph::detail::IndexParams>();
+  p->map = m;
+  p->scatter = *m.scatter_dims;
+  p->map.scatter_dims = nullptr;
+  p->combiner = combiner;
+  const ScatterDims& d = p->scatter;
+  const char* combiners[] = {"replace", "add", "mul", "min", "max"};
+  p->text = std::string(combiners[static_cast<int>(combiner)]) + ", " +
+            dims_text({{"update_window_dims", &d.update_window_dims}, {"inserted_window_dims", &d.inserted_window_dims},
+                       {"scatter_dims_to_operand_dims", &d.scatter_dims_to_operand_dims}, {"input_batching_dims", &d.input_batching_dims},
+                       {"scatter_indices_batching_dims", &d.scatter_indices_batching_dims}},
+                      d.index_vector_dim);
+  Node& n = r.write(OpId::scatter, NodeKind::scatter, out);
+  n.ins[0] = a;
+  n.ins[1] = b;
+  n.ins[2] = c;
+  n.num_ins = 3;
+  n.index = std::move(p);
+}
+
 /// pad's and embed_diagonal's kernel: out filled with the value whose bytes are `fill`
 /// (a node copying a host scalar, broadcast), then x copied into the window dst of out.
 template <OpId op> void trace_place(Session& s, const Tensor& out, const unsigned char* fill, const Tensor& x, const Tensor& dst) {
@@ -193,6 +245,10 @@ template <int I> KernelEntry entry_for() {
     e.fn.triangle = &trace_triangle<op>;
   } else if constexpr (op == OpId::take_along_axis || op == OpId::index_select) {
     e.fn.take = &trace_take<op>;
+  } else if constexpr (op == OpId::gather) {
+    e.fn.gather = &trace_gather;
+  } else if constexpr (op == OpId::scatter) {
+    e.fn.scatter = &trace_scatter;
   } else if constexpr (op == OpId::vdot) {
     e.fn.vdot = &trace_vdot;
   } else if constexpr (op == OpId::axpby) {

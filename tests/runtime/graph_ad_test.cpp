@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstring>
 #include <random>
 #include <set>
 
@@ -83,6 +84,14 @@ void check_rule(const RuleCase& c, DType d) {
 }
 
 std::vector<std::int64_t> v(std::initializer_list<std::int64_t> l) { return l; }
+
+/// Indices 3, 0, 3, 1 (i64) in `shape` (4 elements).
+Tensor rows_3031(const Shape& shape) {
+  Tensor t = Tensor::zeros(shape.span(), DType::i64);
+  const std::int64_t v[] = {3, 0, 3, 1};
+  std::memcpy(t.mutable_data(), v, sizeof v);
+  return t;
+}
 
 /// Starts (1, 5) of an i64 index vector (5 is clamped).
 Tensor starts_1_5() {
@@ -342,15 +351,33 @@ std::vector<RuleCase> rule_cases() {
   r.push_back({"dynamic_update_slice", [](Session& s, std::span<const Tensor> in) { return dynamic_update_slice(s, in[0], in[1], starts_1_5()); },
                [](Context& c, std::span<const EagerTensor> in) { return ad::dynamic_update_slice(c, in[0], in[1], starts_1_5()); },
                {Shape{3, 4}, Shape{2, 3}}});
+  // Indexing by constant indices (rows 3, 0, 3, 1: a duplicate accumulates in the VJPs).
+  r.push_back({"take_along_axis", [](Session& s, std::span<const Tensor> in) { return take_along_axis(s, in[0], rows_3031(Shape{4, 1}), 0); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::take_along_axis(c, in[0], rows_3031(Shape{4, 1}), 0); }, {Shape{5, 3}}});
+  r.push_back({"index_select", [](Session& s, std::span<const Tensor> in) { return index_select(s, in[0], 0, rows_3031(Shape{4})); },
+               [](Context& c, std::span<const EagerTensor> in) { return ad::index_select(c, in[0], 0, rows_3031(Shape{4})); }, {Shape{5, 3}}});
+  GatherDims gd;
+  gd.offset_dims = {1};
+  gd.collapsed_slice_dims = {0};
+  gd.start_index_map = {0};
+  gd.index_vector_dim = 1;
+  r.push_back({"gather", [=](Session& s, std::span<const Tensor> in) { return gather(s, in[0], rows_3031(Shape{4}), gd, {1, 3}); },
+               [=](Context& c, std::span<const EagerTensor> in) { return ad::gather(c, in[0], rows_3031(Shape{4}), gd, {1, 3}); }, {Shape{5, 3}}});
+  ScatterDims sd;
+  sd.update_window_dims = {1};
+  sd.inserted_window_dims = {0};
+  sd.scatter_dims_to_operand_dims = {0};
+  sd.index_vector_dim = 1;
+  r.push_back({"scatter", [=](Session& s, std::span<const Tensor> in) { return scatter(s, in[0], rows_3031(Shape{4}), in[1], sd, ScatterCombiner::add); },
+               [=](Context& c, std::span<const EagerTensor> in) { return ad::scatter(c, in[0], rows_3031(Shape{4}), in[1], sd, ScatterCombiner::add); },
+               {Shape{5, 3}, Shape{4, 3}}});
   linalg_rule_cases(r);
   return r;
 }
 
 // Traceable rows whose graph derivative is not available, and why.
 const std::set<std::string> kKnownGaps = {
-    "convert",          // checks exactness from data: not traceable (cast is)
-    "take_along_axis",  // traceable forward (its index check runs with the graph); its VJP is a scatter-add, not traceable yet
-    "index_select",     // as take_along_axis
+    "convert",  // checks exactness from data: not traceable (cast is)
 };
 
 TEST(GraphAd, TracedRulesEqualEagerOnes) {
@@ -557,6 +584,11 @@ TEST(GraphAd, UnsupportedCasesAreTypedAtTransformTime) {
       [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {sum(s, qr(s, in[0], QrMode::complete).R)}; },
       {{Shape{3, 2}, DType::f64}});
   expect_error<UnsupportedAdRule>([&] { tg::grad(q); }, "qr");
+  // An op without derivative rules is a constant unless it is differentiated.
+  const tg::Graph piv = tg::trace(
+      [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {sum(s, qr_pivoted(s, in[0]).R)}; },
+      {{Shape{3, 2}, DType::f64}});
+  expect_error<UnsupportedAdRule>([&] { tg::grad(piv); }, "qr_pivoted");
   expect_error<ArgumentError>([&] { tg::grad(tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {neg(s, in[0]), in[0]}; }, {{Shape{}, DType::f64}})); },
                               "graph.grad");
   expect_error<ShapeError>([&] { tg::grad(tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {neg(s, in[0])}; }, {{Shape{2}, DType::f64}})); },

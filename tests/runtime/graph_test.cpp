@@ -124,7 +124,11 @@ TEST(GraphTrace, ErrorsAreTheOpsTypedErrors) {
   expect_error<RankError>(
       [&] { tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {svd(s, in[1]).S}; }, specs); }, "svd");
   expect_error<UnsupportedError>(
-      [&] { tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {qr_pivoted(s, in[0]).R}; }, specs); }, "qr_pivoted");
+      [&] {
+        tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {qr_append_columns(s, in[0], in[1], in[2]).R}; },
+                  {{Shape{3, 2}, DType::f64}, {Shape{2, 2}, DType::f64}, {Shape{3, 1}, DType::f64}});
+      },
+      "qr_append_columns");
   expect_error<UnsupportedError>(
       [&] {
         tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {div(s, in[0], in[0])}; },
