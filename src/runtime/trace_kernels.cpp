@@ -1,6 +1,7 @@
 // The trace device's kernel table: every kernel records its call as a graph node
 // (Note [Tracing] in tenferro/graph.hpp, Note [Graph IR] in graph_ir.hpp).
 #include <complex>
+#include <initializer_list>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -34,15 +35,19 @@ template <OpId op, int N> void trace_ew(const Session& s, const EwCall<N>& c) {
   n.contiguous = c.contiguous;
 }
 
-/// A node of `kind` reading x and writing out (the one-operand kernel signatures).
-template <OpId op> Node& record_one(const Session& s, NodeKind kind, const Tensor& x, const Tensor& out) {
+/// A node of `kind` reading the tensors `ins` (operands in order) and writing out.
+Node& record_node(const Session& s, OpId op, NodeKind kind, std::initializer_list<const Tensor*> ins, const Tensor& out, bool reads_out = false) {
   TraceRecorder& r = recorder(s);
-  const int in = r.operand(x, op_name(op));
-  Node& n = r.write(op, kind, out);
-  n.ins[0] = in;
-  n.num_ins = 1;
+  int ids[3] = {-1, -1, -1};
+  int k = 0;
+  for (const Tensor* t : ins) ids[k++] = r.operand(*t, op_name(op));  // operands first: the write may replace what they read
+  Node& n = r.write(op, kind, out, reads_out);
+  for (int i = 0; i < k; ++i) n.ins[i] = ids[i];
+  n.num_ins = k;
   return n;
 }
+/// A node of `kind` reading x and writing out (the one-operand kernel signatures).
+template <OpId op> Node& record_one(const Session& s, NodeKind kind, const Tensor& x, const Tensor& out) { return record_node(s, op, kind, {&x}, out); }
 
 template <OpId op> void trace_reduce(const Session& s, const Tensor& x, const Tensor& out, std::uint64_t mask) {
   record_one<op>(s, NodeKind::reduce, x, out).mask = mask;
@@ -63,50 +68,22 @@ template <OpId op> void trace_fft(Session& s, std::string_view, const Tensor& x,
 /// take_along_axis's and index_select's kernel: the indices' range check runs when the
 /// graph runs (compile.cpp), as the front end skips it while tracing.
 template <OpId op> void trace_take(Session& s, const Tensor& x, const Tensor& indices, const Tensor& out, int axis) {
-  TraceRecorder& r = recorder(s);
-  const int a = r.operand(x, op_name(op)), b = r.operand(indices, op_name(op));
-  Node& n = r.write(op, NodeKind::take, out);
-  n.ins[0] = a;
-  n.ins[1] = b;
-  n.num_ins = 2;
-  n.axis = axis;
+  record_node(s, op, NodeKind::take, {&x, &indices}, out).axis = axis;
 }
 
 /// dynamic_slice's kernel (ins: x, starts) and dynamic_update_slice's (ins: x, update,
 /// starts): the starts are data the kernel clamps, so nothing is checked.
 template <OpId op> void trace_window(Session& s, const Tensor& x, const Tensor& starts, const Tensor& out) {
-  TraceRecorder& r = recorder(s);
-  const int a = r.operand(x, op_name(op)), b = r.operand(starts, op_name(op));
-  Node& n = r.write(op, NodeKind::window, out);
-  n.ins[0] = a;
-  n.ins[1] = b;
-  n.num_ins = 2;
+  record_node(s, op, NodeKind::window, {&x, &starts}, out);
 }
 template <OpId op> void trace_update_window(Session& s, const Tensor& x, const Tensor& update, const Tensor& starts, const Tensor& out) {
-  TraceRecorder& r = recorder(s);
-  const int a = r.operand(x, op_name(op)), b = r.operand(update, op_name(op)), c = r.operand(starts, op_name(op));
-  Node& n = r.write(op, NodeKind::update_window, out);
-  n.ins[0] = a;
-  n.ins[1] = b;
-  n.ins[2] = c;
-  n.num_ins = 3;
+  record_node(s, op, NodeKind::update_window, {&x, &update, &starts}, out);
 }
 
-void trace_vdot(Session& s, const Tensor& a, const Tensor& b, const Tensor& out) {
-  TraceRecorder& r = recorder(s);
-  const int x = r.operand(a, "vdot"), y = r.operand(b, "vdot");
-  Node& n = r.write(OpId::vdot, NodeKind::vdot, out);
-  n.ins[0] = x;
-  n.ins[1] = y;
-  n.num_ins = 2;
-}
+void trace_vdot(Session& s, const Tensor& a, const Tensor& b, const Tensor& out) { record_node(s, OpId::vdot, NodeKind::vdot, {&a, &b}, out); }
 /// axpby updates y in place: a node reading x and y's previous value (init_from).
 void trace_axpby(Session& s, const Scalar& alpha, const Tensor& x, const Scalar& beta, const Tensor& y) {
-  TraceRecorder& r = recorder(s);
-  const int a = r.operand(x, "axpby");
-  Node& n = r.write(OpId::axpby, NodeKind::axpby, y, /*reads_out=*/true);
-  n.ins[0] = a;
-  n.num_ins = 1;
+  Node& n = record_node(s, OpId::axpby, NodeKind::axpby, {&x}, y, /*reads_out=*/true);
   n.scalars[0] = alpha;
   n.scalars[1] = beta;
 }
@@ -119,8 +96,6 @@ std::string dims_text(std::initializer_list<std::pair<const char*, const Dims*>>
 }
 
 void trace_gather(Session& s, const IndexMap& m, const Tensor& operand, const Tensor& indices, const Dims& slice_sizes, const Tensor& out) {
-  TraceRecorder& r = recorder(s);
-  const int a = r.operand(operand, "gather"), b = r.operand(indices, "gather");
   auto p = std::make_shared<graph::detail::IndexParams>();
   p->map = m;
   p->gather = *m.gather_dims;
@@ -131,17 +106,11 @@ void trace_gather(Session& s, const IndexMap& m, const Tensor& operand, const Te
                        {"operand_batching_dims", &d.operand_batching_dims}, {"start_indices_batching_dims", &d.start_indices_batching_dims},
                        {"slice_sizes", &p->slice_sizes}},
                       d.index_vector_dim);
-  Node& n = r.write(OpId::gather, NodeKind::gather, out);
-  n.ins[0] = a;
-  n.ins[1] = b;
-  n.num_ins = 2;
-  n.index = std::move(p);
+  record_node(s, OpId::gather, NodeKind::gather, {&operand, &indices}, out).index = std::move(p);
 }
 
 void trace_scatter(Session& s, const IndexMap& m, const Tensor& operand, const Tensor& indices, const Tensor& updates, ScatterCombiner combiner,
                    const Tensor& out) {
-  TraceRecorder& r = recorder(s);
-  const int a = r.operand(operand, "scatter"), b = r.operand(indices, "scatter"), c = r.operand(updates, "scatter");
   auto p = std::make_shared<graph::detail::IndexParams>();
   p->map = m;
   p->scatter = *m.scatter_dims;
@@ -154,12 +123,7 @@ void trace_scatter(Session& s, const IndexMap& m, const Tensor& operand, const T
                        {"scatter_dims_to_operand_dims", &d.scatter_dims_to_operand_dims}, {"input_batching_dims", &d.input_batching_dims},
                        {"scatter_indices_batching_dims", &d.scatter_indices_batching_dims}},
                       d.index_vector_dim);
-  Node& n = r.write(OpId::scatter, NodeKind::scatter, out);
-  n.ins[0] = a;
-  n.ins[1] = b;
-  n.ins[2] = c;
-  n.num_ins = 3;
-  n.index = std::move(p);
+  record_node(s, OpId::scatter, NodeKind::scatter, {&operand, &indices, &updates}, out).index = std::move(p);
 }
 
 /// pad's and embed_diagonal's kernel: out filled with the value whose bytes are `fill`
