@@ -17,6 +17,8 @@
 // matrix) throws UnsupportedAdRule when transformed, as it would when differentiated.
 #include <algorithm>
 #include <initializer_list>
+#include <iomanip>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -55,6 +57,13 @@ void record(Session& s, OpId op, std::initializer_list<const Tensor*> ins, std::
   p->run = std::move(run);
   p->replay = std::move(replay);
   n.call = std::move(p);
+}
+
+/// v with every digit it needs to be read back exactly (the attributes CSE compares).
+std::string exact(double v) {
+  std::ostringstream os;
+  os << std::setprecision(17) << v;
+  return os.str();
 }
 
 std::string triangle_text(Triangle t) { return t == Triangle::lower ? "lower" : "upper"; }
@@ -197,7 +206,7 @@ void trace_det(Session& s, const Tensor& a, Tensor* d, Tensor* sign, Tensor* log
 
 Tensor trace_pinv(Session& s, const Tensor& a, double rtol) {
   Tensor x = symbolic(L::matrix_shape(a.extent(1), a.extent(0), a), a.dtype());
-  record(s, OpId::pinv, {&a}, {x}, "rtol = " + std::to_string(rtol),
+  record(s, OpId::pinv, {&a}, {x}, "rtol = " + exact(rtol),
          [rtol](Session& s, const Tensor* const* in, Tensor* out) { out[0] = pinv(s, *in[0], rtol); },
          [rtol](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::pinv(ctx, *in[0], rtol); });
   return x;
@@ -216,7 +225,7 @@ Tensor trace_vector_norm(Session& s, const Tensor& v, double p) {
   Dims shape;
   for (int i = 1; i < v.rank(); ++i) shape.push_back(v.extent(i));
   Tensor x = symbolic(shape, real_dtype(v.dtype()));
-  record(s, OpId::vector_norm, {&v}, {x}, "p = " + std::to_string(p),
+  record(s, OpId::vector_norm, {&v}, {x}, "p = " + exact(p),
          [p](Session& s, const Tensor* const* in, Tensor* out) { out[0] = vector_norm(s, *in[0], p); },
          [p](ad::Context& ctx, const EagerTensor* const* in, EagerTensor* out) { out[0] = ad::vector_norm(ctx, *in[0], p); });
   return x;
@@ -307,7 +316,7 @@ LstsqResult trace_lstsq(Session& s, const Tensor& a, const linalg::Rhs&, const T
     out[1] = x.rank;
     if (driver == LstsqDriver::svd) out[2] = x.S;
   };
-  const std::string attrs = std::string(svd ? "svd" : "qr") + ", rcond = " + std::to_string(rcond);
+  const std::string attrs = std::string(svd ? "svd" : "qr") + ", rcond = " + exact(rcond);
   if (svd) {
     r.S = symbolic(L::vector_shape(std::min(a.extent(0), a.extent(1)), a), real_dtype(a.dtype()));
     record(s, OpId::lstsq, {&a, &b}, {r.X, r.rank, r.S}, attrs, run, replay);
@@ -358,7 +367,7 @@ PivotedQrResult trace_qr_pivoted(Session& s, const Tensor& a, double rtol) {
     out[2] = std::move(x.perm);
     out[3] = std::move(x.rank);
   };
-  record(s, OpId::qr_pivoted, {&a}, {r.Q, r.R, r.perm, r.rank}, "rtol = " + std::to_string(rtol), run, constant_replay("qr_pivoted", run, 1, 4));
+  record(s, OpId::qr_pivoted, {&a}, {r.Q, r.R, r.perm, r.rank}, "rtol = " + exact(rtol), run, constant_replay("qr_pivoted", run, 1, 4));
   return r;
 }
 

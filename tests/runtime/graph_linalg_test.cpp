@@ -158,12 +158,15 @@ TEST(GraphLinalg, PassesTreatACallNodeAsAWhole) {
   const tg::Graph g = tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
     const SvdResult a = svd(s, in[0]), b = svd(s, in[0]);
     (void)qr(s, in[0]);  // unused
-    return {add(s, a.S, b.S), b.Vh};
+    // Calls whose attributes differ in the 17th digit stay apart.
+    const Tensor p = add(s, vector_norm(s, in[0], 2.5), vector_norm(s, in[0], 2.5000000000000004));
+    return {add(s, a.S, b.S), b.Vh, p};
   }, {{Shape{4, 3}, DType::f64}});
   const tg::Graph o = tg::optimize(g);
   const std::string text = o.to_text();
   EXPECT_EQ(text.find("qr"), std::string::npos) << text;
   EXPECT_EQ(text.find("svd"), text.rfind("svd")) << text;  // one call left, with its unused U kept
+  EXPECT_NE(text.find("vector_norm"), text.rfind("vector_norm")) << text;
   EXPECT_THAT(text, ::testing::HasSubstr("= svd"));
   std::mt19937_64 rng(5);
   const Tensor x = random_tensor(rng, Shape{4, 3}, DType::f64, -1, 1);
