@@ -49,6 +49,13 @@ Tensor broadcast_to_step(const Tensor& t, const Step& st, const Dims& axis_of) {
   return t.as_strided_view(st.shape, strides, t.offset());
 }
 
+/// Writes zeros into `t` (any writable view) by copying a broadcast zero.
+void zero_fill(Session& s, const Tensor& t) {
+  const Tensor zero = Tensor::zeros(std::span<const std::int64_t>{}, t.dtype());
+  const Dims strides(t.rank(), 0);
+  copy_into(s, zero.as_strided_view(t.shape(), strides, 0), t);
+}
+
 /// Clears the owned nodes on exit, errors included (Note [Einsum intermediates]).
 struct NodeGuard {
   std::vector<Tensor>& owned;
@@ -104,6 +111,15 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     result = new_output(s, p.out_shape, p.dtype, kOp);
   }
   const Tensor& o = out ? *out : result;
+  // Note [Empty einsum]
+  // An operand with no element makes every product empty: the result is zeros (or has
+  // no element itself). The steps are not run, since their intermediates can be far
+  // larger than the operands and the result (ij,jk->ik with j = 0 and i = 2^59 would
+  // sum the first operand into 2^59 zeros before an empty product).
+  if (p.empty) {
+    zero_fill(s, o);
+    return;
+  }
   if (n == 1) {
     const LeafPrep& lp = p.leaves[0];
     const Tensor v = leaf_view(operands[0], lp);
@@ -146,17 +162,6 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     owned[static_cast<std::size_t>(st.b)] = Tensor();
   }
 }
-
-namespace {
-
-/// Writes zeros into `t` (any writable view) by copying a broadcast zero.
-void zero_fill(Session& s, const Tensor& t) {
-  const Tensor zero = Tensor::zeros(std::span<const std::int64_t>{}, t.dtype());
-  const Dims strides(t.rank(), 0);
-  copy_into(s, zero.as_strided_view(t.shape(), strides, 0), t);
-}
-
-}  // namespace
 
 // Note [Einsum slice execution]
 // Slices run through the one-slice program on views of the operands (their sliced axes

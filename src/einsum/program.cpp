@@ -481,6 +481,7 @@ void build_program(const Parsed& parsed, const EinsumOptions& options, bool with
   if (n >= 2) build_steps(p, sc);
   else p.steps.clear();
   p.direct = is_direct(p);
+  p.empty = std::any_of(p.shapes.begin(), p.shapes.end(), [](const Shape& sh) { return std::find(sh.begin(), sh.end(), 0) != sh.end(); });
   if (plan.num_slices > 1) {
     build_slicing(parsed, plan, p, sc);
     p.slicing.lanes = options.plan.slice_lanes;

@@ -108,6 +108,7 @@ struct EinsumProgram {
   EinsumPathInfo path;
   bool has_cost = false;
   bool direct = false;  ///< one dot_general straight into the result (Note [Einsum direct step])
+  bool empty = false;   ///< some operand has no element: the result is zeros (Note [Empty einsum])
   std::int64_t num_slices = 1;      ///< > 1: run through `slicing`
   detail::einsum::Slicing slicing;  ///< when num_slices > 1
 };

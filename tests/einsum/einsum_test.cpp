@@ -292,5 +292,30 @@ TEST(Einsum, EinsumPathReportsTheCostOfTheTree) {
   EXPECT_DOUBLE_EQ(info.cost.elements_written, 18);
 }
 
+// Note [Empty einsum]: an operand without elements gives zeros (or an empty result)
+// without running the steps, whose intermediates could be far larger than the result:
+// here the leaf sum of ij over j would have 2^59 elements (the fuzz input
+// crash-empty-operand-huge-leaf-sum).
+TEST(Einsum, EmptyOperandGivesZerosWithoutHugeIntermediates) {
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  const std::int64_t huge = std::int64_t{1} << 59;
+  const Tensor a = Tensor::zeros({huge, 0}, DType::f64);  // ij: no element
+  const Tensor b = Tensor::ones({2, 2}, DType::f64);      // kk
+  const Tensor c = Tensor::ones({2, 0}, DType::f64);      // kl
+  EXPECT_EQ(einsum(s, "ij,kk,kl->il", {a, b, c}).shape(), (Shape{huge, 0}));
+  // The empty label summed: zeros of the output's shape and the promoted dtype.
+  const Tensor x = Tensor::ones({3, 0}, DType::f64), y = Tensor::ones({0, 4}, DType::c128), z = Tensor::ones({4, 5}, DType::f64);
+  for (const char* subs : {"ij,jk,kl->il", "ij,jk,kl->li", "ij,jk,kl->i", "ij,jk,kl->"}) {
+    const Tensor got = einsum(s, subs, {x, y, z});
+    EXPECT_EQ(got.dtype(), DType::c128) << subs;
+    testing::for_each_index(got.shape(), [&](const Dims& i) { EXPECT_EQ(testing::value_at(got, i), 0.0) << subs; });
+  }
+  // Into a caller's buffer that held other values: overwritten with zeros.
+  const Tensor into = Tensor::full({5, 3}, 7.0, DType::c128);
+  einsum_into(s, "ij,jk,kl->li", {x, y, z}, into);
+  testing::for_each_index(into.shape(), [&](const Dims& i) { EXPECT_EQ(testing::value_at(into, i), 0.0); });
+}
+
 }  // namespace
 }  // namespace tenferro::einsum_test
