@@ -42,6 +42,17 @@ void infer_copy_into(std::span<const std::int64_t> src, DType src_dtype, std::sp
     throw ShapeError(op, "source shape " + dims_string(src) + " does not broadcast to destination " + dims_string(dst));
 }
 
+void check_exact_conversion(Session& s, const Tensor& x, DType to) {
+  // While tracing there is no data: the graph's convert node runs this check when it
+  // runs (compile.cpp; Note [Tracing] in tenferro/graph.hpp).
+  if (x.dtype() == to || s.device() == DeviceKind::trace) return;
+  const std::int64_t k = data_checks(s, "convert").first_inexact(s, x, to);
+  if (k < 0) return;
+  const Dims idx = position_index(x, k);
+  throw ArgumentError("convert", "element " + idx.to_string() + " = " + x.at(idx.span()).to_string() + " does not convert exactly to " +
+                                     std::string(dtype_name(to)) + " (use cast for a lossy conversion)");
+}
+
 }  // namespace detail
 
 // ---------------------------------------------------------------- front ends
@@ -49,17 +60,6 @@ namespace {
 
 /// The session's conversion kernel for `op` on x's dtype.
 detail::ConvertKernel kernel(Session& s, OpId op, const Tensor& x) { return detail::kernel_for(s, op, x.dtype()).fn.convert; }
-
-/// convert's exactness check, before anything is written: ArgumentError naming the first
-/// element (column-major) of x that does not convert exactly to `to`, and its value.
-void require_exact(Session& s, const Tensor& x, DType to) {
-  if (x.dtype() == to) return;
-  const std::int64_t k = detail::data_checks(s, "convert").first_inexact(s, x, to);
-  if (k < 0) return;
-  const Dims idx = detail::position_index(x, k);
-  throw ArgumentError("convert", "element " + idx.to_string() + " = " + x.at(idx.span()).to_string() + " does not convert exactly to " +
-                                     std::string(dtype_name(to)) + " (use cast for a lossy conversion)");
-}
 
 /// convert / cast, both forms (`out` null: allocate into `result`).
 template <OpId op> void convert_to(Session& s, const Tensor& x, DType to, const Tensor* out, Tensor& result) {
@@ -73,7 +73,7 @@ template <OpId op> void convert_to(Session& s, const Tensor& x, DType to, const 
     detail::require_output(*out, name, g.dtype, g.shape.span(), s.device());
     detail::check_overlap(*out, x, name, /*same_ok=*/true);
   }
-  if constexpr (op == OpId::convert) require_exact(s, x, to);
+  if constexpr (op == OpId::convert) detail::check_exact_conversion(s, x, to);
   if (!out) result = detail::new_output(s, g.shape.span(), g.dtype, name);
   k(s, x, out ? *out : result);
 }

@@ -20,7 +20,9 @@
 
 #include "ops/catalog.hpp"
 #include "tenferro/op_attrs.hpp"
+#include "tenferro/session.hpp"
 #include "tenferro/shape.hpp"
+#include "tenferro/tensor.hpp"
 
 namespace tenferro::detail {
 
@@ -42,5 +44,11 @@ ConversionSignature infer_reshape_op(std::span<const std::int64_t> shape, DType 
 /// copy_into(src, dst): DTypeError when the dtypes differ (convert_into and cast_into
 /// convert), ShapeError unless src broadcasts to dst's shape.
 void infer_copy_into(std::span<const std::int64_t> src, DType src_dtype, std::span<const std::int64_t> dst, DType dst_dtype);
+
+/// convert's data check, before anything is written: ArgumentError naming the first
+/// element of x (column-major) that does not convert exactly to `to`, and its value.
+/// While tracing x has no data, so the check passes; the graph's convert node runs it
+/// when the graph runs (compile.cpp).
+void check_exact_conversion(Session& s, const Tensor& x, DType to);
 
 }  // namespace tenferro::detail

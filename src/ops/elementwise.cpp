@@ -56,27 +56,29 @@ template <OpId op, int N> bool run_fast(Session& s, const Operand* const* ins, c
   }
 }
 
-/// Integer div/rem by zero (NumericalError) and negative integer exponents
-/// (ArgumentError) are found before any output is written: the divisor is input 1.
-template <OpId op> void check_integer_operand(Session& s, std::string_view name, const EwCall<2>& c) {
-  constexpr bool zero = op != OpId::pow;
+}  // namespace
+
+void detail::check_integer_operand(Session& s, OpId op, std::string_view name, const Tensor* t, const Scalar* v) {
+  const bool zero = op != OpId::pow;
   const char* what = zero ? "integer division by zero" : "negative integer exponent";
-  if (!c.tensor[1]) {
-    const std::int64_t v = c.scalar[1]->to<std::int64_t>();
-    if (zero ? v == 0 : v < 0) {
-      const std::string msg = std::string(what) + " (scalar " + std::to_string(v) + ")";
-      if constexpr (zero) throw NumericalError(name, msg);
-      else throw ArgumentError(name, msg);
-    }
-    return;
+  std::string msg;
+  if (!t) {
+    const std::int64_t x = v->to<std::int64_t>();
+    if (zero ? x != 0 : x >= 0) return;
+    msg = std::string(what) + " (scalar " + std::to_string(x) + ")";
+  } else {
+    // While tracing there is no data: the graph's node runs this check when it runs
+    // (compile.cpp; Note [Tracing] in tenferro/graph.hpp).
+    if (s.device() == DeviceKind::trace) return;
+    const detail::DataChecks& checks = detail::data_checks(s, name);
+    if ((zero ? checks.first_zero(s, *t) : checks.first_negative(s, *t)) < 0) return;
+    msg = std::string(what) + " in " + detail::describe(*t);
   }
-  const detail::DataChecks& checks = detail::data_checks(s, name);
-  const Tensor& t = *c.tensor[1];
-  if ((zero ? checks.first_zero(s, t) : checks.first_negative(s, t)) < 0) return;
-  const std::string msg = std::string(what) + " in " + detail::describe(t);
-  if constexpr (zero) throw NumericalError(name, msg);
-  else throw ArgumentError(name, msg);
+  if (zero) throw NumericalError(name, msg);
+  throw ArgumentError(name, msg);
 }
+
+namespace {
 
 /// The general path: inference, output checks, inputs cast to their read dtype, the
 /// data checks, then the kernel. Nothing is written or allocated before every check.
@@ -117,7 +119,7 @@ void run_general(Session& s, std::string_view name, const Operand* const* ins, C
   std::int64_t numel = 1;
   for (std::int64_t e : g.shape.span()) numel *= e;
   if constexpr (op == OpId::div || op == OpId::rem || op == OpId::pow)
-    if (is_integer(g.compute) && numel > 0) check_integer_operand<op>(s, name, c);
+    if (is_integer(g.compute) && numel > 0) detail::check_integer_operand(s, op, name, c.tensor[1], c.scalar[1]);
   if (!out) result = detail::new_output(s, g.shape.span(), g.out, name);
   c.out = out ? out : &result;
   c.cmp = cmp;

@@ -116,4 +116,11 @@ std::string_view ew_name(OpId op, CompareOp cmp) noexcept;
 /// or a wrong operand count.
 EwSignature infer_elementwise(OpId op, std::span<const EwOperand> ins, CompareOp cmp = CompareOp::eq);
 
+/// The data check of integer div, rem (NumericalError: division by zero) and pow
+/// (ArgumentError: a negative exponent), naming `name`, on the divisor or exponent: the
+/// tensor `t`, or the scalar `v` when t is null. Runs before anything is written. While
+/// tracing a tensor has no data, so the check passes; the graph's node runs it when the
+/// graph runs (compile.cpp).
+void check_integer_operand(Session& s, OpId op, std::string_view name, const Tensor* t, const Scalar* v);
+
 }  // namespace tenferro::detail

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "ops/conversion.hpp"
+#include "ops/elementwise.hpp"
 #include "ops/indexing.hpp"
 #include "ops/kernel_table.hpp"
 #include "ops/prepare.hpp"
@@ -74,6 +76,11 @@ Tensor make_window(const Tensor& base, const Layout& w) {
                            std::span<const std::int64_t>(w.strides.data(), static_cast<std::size_t>(w.strides.size())), off);
 }
 
+/// Integer div, rem and pow: their divisor or exponent is checked before the kernel.
+bool checks_integer_operand(const Node& n) noexcept {
+  return (n.op == OpId::div || n.op == OpId::rem || n.op == OpId::pow) && is_integer(n.in[1]);
+}
+
 void call(Session& s, const Step& st, RunSlots& t) {
   const Node& n = *st.node;
   const Tensor& out = t[st.target];
@@ -98,6 +105,8 @@ void call(Session& s, const Step& st, RunSlots& t) {
       } else if (n.kind == NodeKind::binary) {
         EwCall<2> c;
         fill(c, 2);
+        if (checks_integer_operand(n) && out.numel() > 0)  // the front end's data check, skipped while tracing
+          tenferro::detail::check_integer_operand(s, n.op, op_name(n.op), c.tensor[1], c.scalar[1]);
         st.fn.binary(s, c);
       } else {
         EwCall<3> c;
@@ -107,7 +116,10 @@ void call(Session& s, const Step& st, RunSlots& t) {
       return;
     }
     case NodeKind::reduce: st.fn.reduce(s, t[st.ins[0]], out, n.mask); return;
-    case NodeKind::convert: st.fn.convert(s, t[st.ins[0]], out); return;
+    case NodeKind::convert:
+      if (n.op == OpId::convert) tenferro::detail::check_exact_conversion(s, t[st.ins[0]], out.dtype());  // skipped while tracing
+      st.fn.convert(s, t[st.ins[0]], out);
+      return;
     case NodeKind::along_axis: st.fn.along_axis(s, t[st.ins[0]], out, n.axis); return;
     case NodeKind::dot:
       st.fn.dot(s, DotCall{"dot_general", &t[st.ins[0]], &t[st.ins[1]], &out, &n.dot->sig, &n.dot->dims, &n.dot->alpha, &n.dot->beta, nullptr});

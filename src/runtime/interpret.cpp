@@ -450,7 +450,7 @@ EagerTensor replay_node(Context& ctx, const GraphData& g, const Node& n, const s
     case NodeKind::call: break;  // replay() replays call nodes
     case NodeKind::convert: {
       EagerTensor x = in(0);
-      if (x.dtype() != n.out_view.dtype) x = ad::cast(ctx, x, n.out_view.dtype);
+      if (x.dtype() != n.out_view.dtype) x = n.op == OpId::convert ? ad::convert(ctx, x, n.out_view.dtype) : ad::cast(ctx, x, n.out_view.dtype);
       if (!(x.shape() == Shape(n.out_view.extents.span()))) {
         Dims dims;
         for (int i = 0; i < x.rank(); ++i) dims.push_back(i);
