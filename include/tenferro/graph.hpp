@@ -20,11 +20,12 @@
 ///   families, the structural copies (transpose, broadcast_in_dim, reverse, slice,
 ///   extract_diagonal, concatenate, stack, pad, embed_diagonal), norm_squared,
 ///   dot_general and matmul, einsum, linear algebra (one call node per decomposition
-///   or solve), FFT, the indexing kernels, vdot, axpby, tril/triu, iota (the full list:
-///   docs/graph.md). Checks that read data (an index range, integer div/rem/pow by a
-///   tensor, exact convert) are skipped while tracing and run when the graph runs.
-///   qr_append_columns and grouped_gemm throw UnsupportedError naming the op. Writing
-///   into a host tensor while tracing throws SessionEntryError (IncompatibleContext).
+///   or solve), FFT, the indexing kernels, vdot, axpby, grouped_gemm, tril/triu, iota
+///   (the full list: docs/graph.md). Checks that read data (an index range, integer
+///   div/rem/pow by a tensor, exact convert) are skipped while tracing and run when the
+///   graph runs.
+///   Writing into a host tensor while tracing throws SessionEntryError
+///   (IncompatibleContext).
 /// - The calling thread may be inside a session or not. While `fn` runs, the thread's
 ///   own session is not usable (its ops would execute): SessionEntryError (Poisoned).
 ///

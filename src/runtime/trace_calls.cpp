@@ -385,6 +385,20 @@ FullPivLuResult trace_lu_full_pivot(Session& s, const Tensor& a) {
   return r;
 }
 
+/// qr_append_columns: Q' [M, K'] and R' [K', N + P], K' = min(M, K + P); no derivative
+/// rules (a constant in transforms unless differentiated).
+QrResult trace_qr_append(Session& s, const Tensor& Q, const Tensor& R, const Tensor& C) {
+  const std::int64_t m = Q.extent(0), k = Q.extent(1), n = R.extent(1), p = C.extent(1), kk = k + std::min(m - k, p);
+  QrResult r{symbolic(Dims{m, kk}, Q.dtype()), symbolic(Dims{kk, n + p}, Q.dtype())};
+  const auto run = [](Session& s, const Tensor* const* in, Tensor* out) {
+    QrResult x = qr_append_columns(s, *in[0], *in[1], *in[2]);
+    out[0] = std::move(x.Q);
+    out[1] = std::move(x.R);
+  };
+  record(s, OpId::qr_append_columns, {&Q, &R, &C}, {r.Q, r.R}, "", run, constant_replay("qr_append_columns", run, 3, 2));
+  return r;
+}
+
 }  // namespace
 
 bool trace_call_kernel(OpId op, KernelFn& fn) noexcept {
@@ -410,6 +424,7 @@ bool trace_call_kernel(OpId op, KernelFn& fn) noexcept {
     case OpId::lu_pivots_to_permutation: fn.pivots = &trace_pivots; return true;
     case OpId::qr_pivoted: fn.qr_pivoted = &trace_qr_pivoted; return true;
     case OpId::lu_full_pivot: fn.lu_full_pivot = &trace_lu_full_pivot; return true;
+    case OpId::qr_append_columns: fn.qr_append = &trace_qr_append; return true;
     default: return false;
   }
 }

@@ -11,6 +11,8 @@
 #include "ops/indexing.hpp"
 #include "ops/kernel_table.hpp"
 #include "runtime/trace.hpp"
+#include "tenferro/dot.hpp"
+#include "tenferro/ops.hpp"
 
 namespace tenferro::detail {
 
@@ -176,6 +178,25 @@ void trace_dot(Session& s, const DotCall& c) {
   n.dot = std::move(p);
 }
 
+/// grouped_gemm's kernel: one dot_general node per item, c = alpha·op(a)·op(b) + beta·c
+/// (an update of c: a new value from its previous one when beta != 0), so each item
+/// differentiates by the contraction's rules; an operand of another dtype than c's
+/// (the promoted one) is cast first, as the CPU kernel converts it.
+void trace_grouped_gemm(Session& s, std::span<const GemmItem> items) {
+  for (const GemmItem& it : items) {
+    const DType d = it.c->dtype();
+    const Tensor a = it.a->dtype() == d ? *it.a : cast(s, *it.a, d);
+    const Tensor b = it.b->dtype() == d ? *it.b : cast(s, *it.b, d);
+    GemmItem x = it;
+    x.a = &a;
+    x.b = &b;
+    DotSignature sig;
+    matrix_form_signature(gemm_item_form(x), sig);
+    const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}, .conj_lhs = sig.conj_lhs, .conj_rhs = sig.conj_rhs};
+    trace_dot(s, DotCall{"grouped_gemm", &a, &b, it.c, &sig, &dims, &it.alpha, &it.beta, nullptr});
+  }
+}
+
 constexpr bool copies_through_convert(OpId op) noexcept {
   switch (op) {
     case OpId::convert: case OpId::cast: case OpId::copy: case OpId::reshape: case OpId::transpose: case OpId::broadcast_in_dim:
@@ -227,6 +248,8 @@ template <int I> KernelEntry entry_for() {
     e.fn.fft = &trace_fft<op>;
   } else if constexpr (op == OpId::dot_general) {
     e.fn.dot = &trace_dot;
+  } else if constexpr (op == OpId::grouped_gemm) {
+    e.fn.grouped_gemm = &trace_grouped_gemm;
   } else if constexpr (op == OpId::einsum) {
     // capability only: einsum runs on the contraction and elementwise ops.
   } else if (!trace_call_kernel(op, e.fn)) {

@@ -291,6 +291,20 @@ std::vector<RuleCase> rule_cases() {
   axis("log_softmax", [](Session& s, const Tensor& x, std::int64_t a) { return log_softmax(s, x, a); }, [](Context& c, const EagerTensor& x, std::int64_t a) { return ad::log_softmax(c, x, a); }, false);
   r.push_back({"cast", [](Session& s, std::span<const Tensor> in) { return cast(s, cast(s, in[0], DType::c128), DType::f64); },
                [](Context& c, std::span<const EagerTensor> in) { return ad::cast(c, ad::cast(c, in[0], DType::c128), DType::f64); }, {Shape{3, 4}}, -1, 1, false});
+  // grouped_gemm: one dot_general node per item (beta·c read; conj of a; no c term).
+  r.push_back({"grouped_gemm",
+               [](Session& s, std::span<const Tensor> in) {
+                 const Tensor c1 = mul(s, in[2], 1.0), c2 = mul(s, in[2], 0.0);
+                 const GemmItem items[2] = {{&in[0], &in[1], &c1, 1.5, 0.5}, {&in[3], &in[4], &c2, 2.0, 0.0, true, false}};
+                 grouped_gemm(s, items);
+                 return add(s, c1, c2);
+               },
+               [](Context& c, std::span<const EagerTensor> in) {
+                 const ad::AdGemmItem items[2] = {{in[0], in[1], in[2], 1.5, 0.5}, {in[3], in[4], std::nullopt, 2.0, 0.0, true, false}};
+                 const std::vector<EagerTensor> r = ad::grouped_gemm(c, items);
+                 return ad::add(c, r[0], r[1]);
+               },
+               {Shape{3, 4}, Shape{4, 2}, Shape{3, 2}, Shape{3, 5}, Shape{5, 2}}});
   // convert's exactness check runs when the graph runs; f64 -> c128 -> f64 is exact.
   r.push_back({"convert", [](Session& s, std::span<const Tensor> in) { return convert(s, convert(s, in[0], DType::c128), DType::f64); },
                [](Context& c, std::span<const EagerTensor> in) { return ad::convert(c, ad::convert(c, in[0], DType::c128), DType::f64); }, {Shape{3, 4}}, -1, 1, false});
@@ -590,6 +604,13 @@ TEST(GraphAd, UnsupportedCasesAreTypedAtTransformTime) {
       [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {sum(s, qr_pivoted(s, in[0]).R)}; },
       {{Shape{3, 2}, DType::f64}});
   expect_error<UnsupportedAdRule>([&] { tg::grad(piv); }, "qr_pivoted");
+  const tg::Graph app = tg::trace(
+      [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+        const QrResult f = qr(s, in[0]);
+        return {sum(s, qr_append_columns(s, f.Q, f.R, in[1]).R)};
+      },
+      {{Shape{4, 2}, DType::f64}, {Shape{4, 1}, DType::f64}});
+  expect_error<UnsupportedAdRule>([&] { tg::grad(app); }, "qr_append_columns");
   expect_error<ArgumentError>([&] { tg::grad(tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {neg(s, in[0]), in[0]}; }, {{Shape{}, DType::f64}})); },
                               "graph.grad");
   expect_error<ShapeError>([&] { tg::grad(tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {neg(s, in[0])}; }, {{Shape{2}, DType::f64}})); },

@@ -66,7 +66,8 @@ std::vector<Tensor> linalg_program(Session& s, std::span<const Tensor> in) {
           lu_results(s, a)[0], lu_results(s, a)[1], lu_results(s, a)[2], lu_factor(s, at).LU, lu_factor(s, at).pivots,
           lu_solve(s, lu_factor(s, shifted(s, a)), b), eig(s, a).W, eig(s, a).V, eigvals(s, at), lstsq(s, shifted(s, a).slice_view(1, 0, 3), b).X,
           lstsq(s, a, b, LstsqDriver::svd).S, pinv(s, a.slice_view(0, 0, 3)), matrix_norm(s, a, MatrixNorm::nuclear),
-          vector_norm(s, at, 3.0), qr_pivoted(s, a).R, qr_pivoted(s, a).perm, lu_full_pivot(s, at).U, vdot(s, a, at), add(s, iota(s, std::vector<std::int64_t>{4, 4}, a.dtype(), 1), a)};
+          vector_norm(s, at, 3.0), qr_pivoted(s, a).R, qr_pivoted(s, a).perm, lu_full_pivot(s, at).U,
+          qr_append_columns(s, q.Q, q.R, b).Q, qr_append_columns(s, q.Q, q.R, b).R, vdot(s, a, at), add(s, iota(s, std::vector<std::int64_t>{4, 4}, a.dtype(), 1), a)};
 }
 
 TEST(GraphLinalg, CompiledEqualsTheDirectOpsOverDTypesAndInputLayouts) {

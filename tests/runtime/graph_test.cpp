@@ -123,12 +123,6 @@ TEST(GraphTrace, ErrorsAreTheOpsTypedErrors) {
                            "mul");
   expect_error<RankError>(
       [&] { tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {svd(s, in[1]).S}; }, specs); }, "svd");
-  expect_error<UnsupportedError>(
-      [&] {
-        tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {qr_append_columns(s, in[0], in[1], in[2]).R}; },
-                  {{Shape{3, 2}, DType::f64}, {Shape{2, 2}, DType::f64}, {Shape{3, 1}, DType::f64}});
-      },
-      "qr_append_columns");
   expect_error<NumericalError>(
       [&] {
         tg::trace([](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> { return {div(s, in[0], std::int64_t{0})}; },
@@ -154,6 +148,32 @@ TEST(GraphTrace, ErrorsAreTheOpsTypedErrors) {
 /// A rank-1 tensor of dtype d with the given values.
 Tensor vector_of(Session& s, DType d, std::initializer_list<double> values) {
   return cast(s, Tensor::from_data<double>({static_cast<std::int64_t>(values.size())}, values), d);
+}
+
+// grouped_gemm records one dot_general per item (an operand of another dtype cast to
+// c's first); compiled equals direct over dtypes, beta, conj flags and layouts.
+TEST(GraphCompile, GroupedGemmIsOneProductPerItem) {
+  const Fn f = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    const Tensor c1 = mul(s, in[2], 1.0), c2 = mul(s, in[2], 0.0);
+    const Tensor a2 = cast(s, in[0].slice_view(1, 0, 3), DType::f32);  // promoted to c2's dtype
+    const Tensor b2 = in[1].slice_view(0, 0, 3);                        // a window: rows 0..2
+    const GemmItem items[2] = {{&in[0], &in[1], &c1, 2.0, -0.5, false, true}, {&a2, &b2, &c2, 1.0, 0.0, true, false}};
+    grouped_gemm(s, items);
+    return {c1, c2};
+  };
+  for (DType d : {DType::f64, DType::c128}) {
+    for (tenferro::testing::Layout layout : tenferro::testing::kAllLayouts) {
+      SCOPED_TRACE(std::string(dtype_name(d)) + " " + tenferro::testing::layout_name(layout));
+      std::mt19937_64 rng(5);
+      const std::vector<Tensor> in = {random_layout(rng, Shape{3, 4}, d, layout), random_layout(rng, Shape{4, 2}, d, layout), random_layout(rng, Shape{3, 2}, d, layout)};
+      expect_same(f, in, 1e-6);  // a2 is rounded to f32 in both
+    }
+  }
+  const tg::Graph g = tg::trace(f, {{Shape{3, 4}, DType::f64}, {Shape{4, 2}, DType::f64}, {Shape{3, 2}, DType::f64}});
+  const std::string text = g.to_text();
+  std::size_t dots = 0;
+  for (std::size_t at = text.find("dot_general"); at != std::string::npos; at = text.find("dot_general", at + 1)) ++dots;
+  EXPECT_EQ(dots, 2u) << text;
 }
 
 // The checks the front ends make on data (integer div, rem and pow by a tensor, exact
