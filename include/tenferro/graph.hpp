@@ -23,8 +23,7 @@
 ///   or solve), FFT, the indexing kernels, vdot, axpby, grouped_gemm, tril/triu, iota
 ///   (the full list: docs/graph.md). Checks that read data (an index range, integer
 ///   div/rem/pow by a tensor, exact convert) are skipped while tracing and run when the
-///   graph runs.
-///   Writing into a host tensor while tracing throws SessionEntryError
+///   graph runs. Writing into a host tensor while tracing throws SessionEntryError
 ///   (IncompatibleContext).
 /// - The calling thread may be inside a session or not. While `fn` runs, the thread's
 ///   own session is not usable (its ops would execute): SessionEntryError (Poisoned).

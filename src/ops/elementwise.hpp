@@ -116,6 +116,12 @@ std::string_view ew_name(OpId op, CompareOp cmp) noexcept;
 /// or a wrong operand count.
 EwSignature infer_elementwise(OpId op, std::span<const EwOperand> ins, CompareOp cmp = CompareOp::eq);
 
+/// Whether elementwise `op` computing in `compute` checks its operand 1's data
+/// (integer div, rem and pow: check_integer_operand).
+constexpr bool checks_integer_operand(OpId op, DType compute) noexcept {
+  return (op == OpId::div || op == OpId::rem || op == OpId::pow) && is_integer(compute);
+}
+
 /// The data check of integer div, rem (NumericalError: division by zero) and pow
 /// (ArgumentError: a negative exponent), naming `name`, on the divisor or exponent: the
 /// tensor `t`, or the scalar `v` when t is null. Runs before anything is written. While

@@ -76,11 +76,6 @@ Tensor make_window(const Tensor& base, const Layout& w) {
                            std::span<const std::int64_t>(w.strides.data(), static_cast<std::size_t>(w.strides.size())), off);
 }
 
-/// Integer div, rem and pow: their divisor or exponent is checked before the kernel.
-bool checks_integer_operand(const Node& n) noexcept {
-  return (n.op == OpId::div || n.op == OpId::rem || n.op == OpId::pow) && is_integer(n.in[1]);
-}
-
 void call(Session& s, const Step& st, RunSlots& t) {
   const Node& n = *st.node;
   const Tensor& out = t[st.target];
@@ -105,7 +100,7 @@ void call(Session& s, const Step& st, RunSlots& t) {
       } else if (n.kind == NodeKind::binary) {
         EwCall<2> c;
         fill(c, 2);
-        if (checks_integer_operand(n) && out.numel() > 0)  // the front end's data check, skipped while tracing
+        if (tenferro::detail::checks_integer_operand(n.op, n.in[1]) && out.numel() > 0)  // the front end's data check, skipped while tracing
           tenferro::detail::check_integer_operand(s, n.op, op_name(n.op), c.tensor[1], c.scalar[1]);
         st.fn.binary(s, c);
       } else {
