@@ -13,6 +13,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -138,6 +139,23 @@ template <Tensor (*op)(Session&, const Tensor&)> void eager_one(benchmark::State
   st.SetBytesProcessed(st.iterations() * kFusedN * 8 * 2);
 }
 
+/// The C library's scalar loop over the same input (the yardstick of the vector exp and
+/// tanh, Note [Vector exp and tanh]).
+template <double (*f)(double)> void libm_one(benchmark::State& st) {
+  HeldSession s = backend().open_session();
+  const Tensor x = random({kFusedN}, 2);
+  std::vector<double> y(static_cast<std::size_t>(kFusedN));
+  const auto* p = static_cast<const double*>(x.data());
+  for (auto _ : st) {
+    for (std::int64_t i = 0; i < kFusedN; ++i) y[static_cast<std::size_t>(i)] = f(p[i]);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * kFusedN * 8 * 2);
+}
+double libm_exp(double x) { return std::exp(x); }
+double libm_tanh(double x) { return std::tanh(x); }
+
 void raw_memcpy_1m(benchmark::State& st) {
   std::vector<double> a(static_cast<std::size_t>(kFusedN), 1.0), b(a.size());
   for (auto _ : st) {
@@ -250,6 +268,8 @@ BENCHMARK(graph_fused<fused8_arith>)->Name("graph/fused8_arith/1M_f64")->Unit(be
 BENCHMARK(eager_fused<fused8_arith>)->Name("eager/fused8_arith/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(eager_one<tenferro::exp>)->Name("eager/exp/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(eager_one<tenferro::tanh>)->Name("eager/tanh/1M_f64")->Unit(benchmark::kMicrosecond);
+BENCHMARK(libm_one<libm_exp>)->Name("libm/exp/1M_f64")->Unit(benchmark::kMicrosecond);
+BENCHMARK(libm_one<libm_tanh>)->Name("libm/tanh/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(raw_memcpy_1m)->Name("copy/raw_memcpy/1M_f64")->Unit(benchmark::kMicrosecond);
 BENCHMARK(graph_grad_mps)->Name("graph/grad/mps6_chi16")->Unit(benchmark::kMicrosecond);
 BENCHMARK(graph_hvp_mps)->Name("graph/hvp/mps6_chi16")->Unit(benchmark::kMicrosecond);

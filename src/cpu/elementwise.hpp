@@ -4,8 +4,10 @@
 // Validation lives in the op layer (src/ops/elementwise.cpp, src/ops/conversion.cpp).
 #include "core/internal_check.hpp"
 
+#include <algorithm>
 #include <cstring>
 
+#include "cpu/elementwise_functors.hpp"
 #include "cpu/op_common.hpp"
 #include "cpu/parallel.hpp"
 #include "cpu/strided_loop.hpp"
@@ -14,7 +16,21 @@ namespace tenferro::detail {
 
 // ---- line kernels: o[i] = f(a[i], ...) along one inner line ----
 
+/// Elements a strided line of a functor with a line form (HasLine) is gathered in.
+inline constexpr std::int64_t kLineChunk = 128;
+
 template <class O, class A, class F> void line1(char** p, const std::int64_t* st, std::int64_t n, F f) {
+  if constexpr (HasLine<F, A> && std::is_same_v<O, A>) {
+    if (st[0] == sizeof(O) && st[1] == sizeof(A)) return F::line(reinterpret_cast<const A*>(p[1]), reinterpret_cast<O*>(p[0]), n);
+    A buf[kLineChunk];  // gathered, computed in place, scattered: the same values as a contiguous line
+    for (std::int64_t i0 = 0; i0 < n; i0 += kLineChunk) {
+      const std::int64_t m = std::min(kLineChunk, n - i0);
+      for (std::int64_t i = 0; i < m; ++i) buf[i] = *reinterpret_cast<const A*>(p[1] + (i0 + i) * st[1]);
+      F::line(buf, buf, m);
+      for (std::int64_t i = 0; i < m; ++i) *reinterpret_cast<O*>(p[0] + (i0 + i) * st[0]) = buf[i];
+    }
+    return;
+  }
   if (st[0] == sizeof(O) && st[1] == sizeof(A)) {
     O* o = reinterpret_cast<O*>(p[0]);
     const A* a = reinterpret_cast<const A*>(p[1]);
@@ -71,6 +87,10 @@ template <class O, class A, class B, class F> void run_contiguous2(const Session
   });
 }
 template <class O, class A, class F> void run_contiguous1(const Session& s, O* o, const A* a, std::int64_t n, std::int64_t cost, F f) {
+  if constexpr (HasLine<F, A> && std::is_same_v<O, A>) {
+    if (n * cost < kForkThreshold) return F::line(a, o, n);
+    return parallel_for(s, n, cost, [=](std::int64_t lo, std::int64_t hi) { F::line(a + lo, o + lo, hi - lo); });
+  }
   if (n * cost < kForkThreshold) {  // as run_contiguous2
     for (std::int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
     return;

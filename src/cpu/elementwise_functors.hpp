@@ -11,8 +11,21 @@
 #include <limits>
 #include <type_traits>
 
+#include "cpu/vecmath.hpp"
 #include "ops/catalog.hpp"
 #include "tenferro/dtype.hpp"
+
+namespace tenferro::detail {
+
+/// Whether functor F has a line form for element type T: F::line(x, y, n) sets
+/// y[i] = F{}(x[i]) for i < n, x and y contiguous (they may be the same array), and
+/// gives exactly the values the call operator gives. The loops (elementwise.hpp, the
+/// fused chunks of compiled graphs) call it for every contiguous line and for strided
+/// lines gathered into a chunk.
+template <class F, class T>
+concept HasLine = requires(const T* x, T* y, std::int64_t n) { F::line(x, y, n); };
+
+}  // namespace tenferro::detail
 
 namespace tenferro::detail::fn {
 
@@ -167,12 +180,10 @@ struct Angle {
   struct Name {                                                                 \
     template <class T> T operator()(T a) const noexcept { return std::f(a); }   \
   };
-TENFERRO_STD_UNARY(Exp, exp)
 TENFERRO_STD_UNARY(Log, log)
 TENFERRO_STD_UNARY(Sin, sin)
 TENFERRO_STD_UNARY(Cos, cos)
 TENFERRO_STD_UNARY(Tan, tan)
-TENFERRO_STD_UNARY(Tanh, tanh)
 TENFERRO_STD_UNARY(Sqrt, sqrt)
 TENFERRO_STD_UNARY(Asin, asin)
 TENFERRO_STD_UNARY(Acos, acos)
@@ -181,6 +192,30 @@ TENFERRO_STD_UNARY(Sinh, sinh)
 TENFERRO_STD_UNARY(Cosh, cosh)
 TENFERRO_STD_UNARY(Erf, erf)
 #undef TENFERRO_STD_UNARY
+
+/// exp and tanh: real dtypes through the vector line functions, one element as a line
+/// of one (Note [Vector exp and tanh] in cpu/vecmath.cpp), so a value does not depend on
+/// the path or layout that computed it; complex dtypes through std.
+#define TENFERRO_VECMATH_UNARY(Name, f)                                                                 \
+  struct Name {                                                                                         \
+    template <class T> T operator()(T a) const noexcept {                                               \
+      if constexpr (std::is_floating_point_v<T>) {                                                      \
+        T y;                                                                                            \
+        vecmath::f(&a, &y, 1);                                                                          \
+        return y;                                                                                       \
+      } else {                                                                                          \
+        return std::f(a);                                                                               \
+      }                                                                                                 \
+    }                                                                                                   \
+    template <class T>                                                                                  \
+      requires std::is_floating_point_v<T>                                                              \
+    static void line(const T* x, T* y, std::int64_t n) noexcept {                                       \
+      vecmath::f(x, y, n);                                                                              \
+    }                                                                                                   \
+  };
+TENFERRO_VECMATH_UNARY(Exp, exp)
+TENFERRO_VECMATH_UNARY(Tanh, tanh)
+#undef TENFERRO_VECMATH_UNARY
 
 struct Rsqrt {
   template <class T> T operator()(T a) const noexcept { return T(1) / std::sqrt(a); }

@@ -36,7 +36,8 @@ using tenferro::detail::op_info;
 
 template <OpId op, class T, int N>
 void chunk(const void* a, std::int64_t sa, const void* b, std::int64_t sb, const void* c, std::int64_t sc, void* out, std::int64_t n) {
-  const typename OpFn<op>::type f{};
+  using F = typename OpFn<op>::type;
+  const F f{};
   const T* pa = static_cast<const T*>(a);
   const T* pb = static_cast<const T*>(b);
   const T* pc = static_cast<const T*>(c);
@@ -45,7 +46,8 @@ void chunk(const void* a, std::int64_t sa, const void* b, std::int64_t sb, const
   // loops are the ones the compiler vectorizes.
   if constexpr (N == 1) {
     if (sa == 1) {
-      for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i]);
+      if constexpr (tenferro::detail::HasLine<F, T>) F::line(pa, po, n);  // the vector exp and tanh
+      else for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i]);
     } else {
       for (std::int64_t i = 0; i < n; ++i) po[i] = f(pa[i * sa]);
     }
