@@ -35,8 +35,10 @@
 /// operand windows).
 /// `run(session, inputs)` checks the inputs against the graph's signature (count,
 /// dtype, shape, device: typed errors naming "graph.run", nothing written), then calls
-/// the CPU kernels in order on the session, every intermediate from the session's
-/// buffer pool and returned to it after its last use. `run_into` writes the results
+/// the CPU kernels in order on the session, its intermediates carved from one arena
+/// taken from the session's buffer pool (offsets planned at compile time, so buffers
+/// whose lifetimes do not meet share memory: Note [Arena plan] in
+/// src/runtime/compile.cpp), results and linear-algebra results from the pool. `run_into` writes the results
 /// into caller tensors (any writable strided layout of the result's shape and dtype,
 /// checked before anything runs). A held session's steady-state `run_into` allocates
 /// nothing on the heap. One CompiledGraph may be run by several threads at once.
@@ -195,9 +197,14 @@ class TENFERRO_API CompiledGraph {
   /// constants and the buffers a linear-algebra call allocates inside it not counted;
   /// results counted until the run ends).
   std::int64_t peak_buffer_bytes() const noexcept;
+  /// Bytes of the one arena a run takes from the session's pool for its intermediates
+  /// (planned at compile time; 0 when it needs none).
+  std::int64_t arena_bytes() const noexcept;
 
   /// Internal: a compiled graph over `data`.
   explicit CompiledGraph(std::shared_ptr<const detail::CompiledData> data) noexcept : data_(std::move(data)) {}
+  /// Internal: the run plan (src/runtime/compiled.hpp).
+  const detail::CompiledData& data() const noexcept { return *data_; }
 
  private:
   std::shared_ptr<const detail::CompiledData> data_;
@@ -220,9 +227,14 @@ TENFERRO_API CompiledGraph compile(const Graph& g, const CompileOptions& options
 /// clear through the backend's cache management calls), keyed by the function's
 /// process-unique id and the signature; later calls with that signature run it at once
 /// (a handful of compares and the run). A new shape traces and compiles again and is
-/// cached beside the first. Called on a trace session (inside another traced function),
-/// it calls `fn` directly, so the outer graph records its ops. Copies share the id (and
-/// so the cached graphs).
+/// cached beside the first. A new trace is first looked up by the program itself: its
+/// fingerprint, its constants (which host tensors they are: a graph holds its
+/// constants, so programs over equal values in different tensors are not merged), the
+/// compile options and the signature; so separately built functions tracing the same
+/// program compile it once and share the compiled graph (two cache entries: the
+/// function's key and the program's). Called on a trace session (inside another traced
+/// function), it calls `fn` directly, so the outer graph records its ops. Copies share
+/// the id (and so the cached graphs).
 class TENFERRO_API Function {
  public:
   explicit Function(TraceFn fn, CompileOptions options = {});

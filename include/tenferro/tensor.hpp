@@ -296,6 +296,12 @@ class TENFERRO_API Tensor {
 
   /// Internal: storage block (for backends).
   detail::StorageHeader* block() const noexcept { return block_; }
+  /// Internal: a writable compact tensor of `shape` and `dtype` over this tensor's
+  /// block, starting `byte_offset` bytes into the block's data. The caller guarantees
+  /// the range lies inside the block and the offset suits the dtype's alignment
+  /// (compiled graphs carve their intermediates from one arena: Note [Arena plan] in
+  /// src/runtime/compile.cpp).
+  Tensor carve_view(std::size_t byte_offset, std::span<const std::int64_t> shape, DType dtype) const;
   /// Internal: the inline layout (Note [Compact layout]: extents at [0, 8), strides at
   /// [8, 16), int32) when the tensor has one, else null: fixed-cost paths read it once
   /// instead of testing the layout on every extent() and stride().

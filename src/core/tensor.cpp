@@ -130,6 +130,12 @@ Tensor Tensor::make_view(std::span<const std::int64_t> shape, std::span<const st
   return v;
 }
 
+Tensor Tensor::carve_view(std::size_t byte_offset, std::span<const std::int64_t> shape, DType dtype) const {
+  Tensor v = make_view(shape, detail::compact_strides(shape), block_->data() + byte_offset, false);
+  v.dtype_ = dtype;
+  return v;
+}
+
 namespace {
 void require_defined(const Tensor& t, std::string_view op) {
   if (!t.defined()) throw ArgumentError(op, "tensor is undefined");

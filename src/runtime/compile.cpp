@@ -10,6 +10,19 @@
 // class reuses it. An elementwise step whose operand buffer dies with it writes into that
 // buffer (in place) instead of allocating. The slot vectors are kept in the compiled graph between runs (one per
 // concurrent run), so a steady-state run allocates nothing on the heap.
+//
+// Note [Arena plan]
+// The buffers a run computes and drops (every intermediate a kernel step or a fused
+// group writes; not the graph's results, which a run hands out, nor the results of
+// linear-algebra calls, which their ops allocate) live in one arena, one block from the
+// session's pool per run, at offsets fixed at compile time. A buffer is live from the
+// step that writes it through its last use (a window extends its base's); an in-place
+// step continues its operand's buffer, so the chain is one interval. Offsets come from
+// the classic offline packing heuristic (largest first, each at the lowest 64-byte
+// aligned offset clear of every placed buffer whose interval meets its own), so two
+// buffers share memory only when no step sees both. Example: a chain x -> a -> b -> c
+// -> result of four equal elementwise steps without in-place reuse needs a and b live
+// together, then b and c: an arena of two buffers, a and c at offset 0.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -175,9 +188,14 @@ void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, 
       t[static_cast<int>(k)] = sl.constant;
     }
   }
+  // The arena (Note [Arena plan]): its buffers' views keep it alive until they drop.
+  const std::int64_t arena_words[1] = {c.arena_bytes / 8};
+  const Tensor arena = c.arena_bytes > 0 ? Tensor::empty(arena_words, DType::f64) : Tensor();
   const auto fresh_buffer = [&](int slot) {
     const Slot& o = c.slots[static_cast<std::size_t>(slot)];
-    t[slot] = Tensor::empty(std::span<const std::int64_t>(o.shape.data(), static_cast<std::size_t>(o.shape.size())), o.dtype);
+    const std::span<const std::int64_t> shape(o.shape.data(), static_cast<std::size_t>(o.shape.size()));
+    const std::int64_t at = c.arena_at[static_cast<std::size_t>(slot)];
+    t[slot] = at >= 0 ? arena.carve_view(static_cast<std::size_t>(at), shape, o.dtype) : Tensor::empty(shape, o.dtype);
   };
   for (const Step& st : c.steps) {
     const FusedGroup* fg = st.fused >= 0 ? &c.groups[static_cast<std::size_t>(st.fused)] : nullptr;
@@ -242,6 +260,80 @@ std::int64_t peak_bytes(const CompiledData& c) {
     }
   }
   return peak;
+}
+
+/// Places the buffers of the arena (Note [Arena plan]): sets c.arena_at and c.arena_bytes.
+void plan_arena(CompiledData& c, const std::vector<int>& last_use) {
+  constexpr std::int64_t kAlign = 64;
+  const std::size_t n = c.slots.size();
+  c.arena_at.assign(n, -1);
+  std::vector<int> root(n, -1), first(n, -1), last(n, -1);
+  std::vector<char> excluded(n, 0);
+  for (int s : c.outputs) excluded[static_cast<std::size_t>(s)] = 1;  // handed to the caller by run()
+  const auto root_of = [&](int s) {
+    while (root[static_cast<std::size_t>(s)] != s) s = root[static_cast<std::size_t>(s)];
+    return s;
+  };
+  const auto define = [&](int s, int step, int chain) {
+    root[static_cast<std::size_t>(s)] = chain;
+    if (first[static_cast<std::size_t>(chain)] < 0) first[static_cast<std::size_t>(chain)] = step;
+  };
+  for (std::size_t i = 0; i < c.steps.size(); ++i) {
+    const Step& st = c.steps[i];
+    const int step = static_cast<int>(i);
+    if (st.fused >= 0) {
+      for (int r : c.groups[static_cast<std::size_t>(st.fused)].results) define(r, step, r);
+    } else if (st.node->kind == NodeKind::call) {  // the op allocates its results
+      for (int k = 0; k < st.node->num_outs; ++k) {
+        define(st.out + k, step, st.out + k);
+        excluded[static_cast<std::size_t>(st.out + k)] = 1;
+      }
+    } else if (st.reuse >= 0) {
+      define(st.out, step, root_of(st.reuse));
+    } else {
+      define(st.out, step, st.out);
+    }
+  }
+  // Each chain: one interval and one size; excluded when any member is.
+  for (std::size_t s = 0; s < n; ++s) {
+    if (root[s] < 0) continue;
+    const auto r = static_cast<std::size_t>(root_of(static_cast<int>(s)));
+    last[r] = std::max({last[r], last_use[s], first[r]});
+    if (excluded[s]) excluded[r] = 1;
+  }
+  struct Item {
+    int slot;
+    std::int64_t bytes, at;
+  };
+  std::vector<Item> items;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (root[s] != static_cast<int>(s) || excluded[s]) continue;
+    const Slot& sl = c.slots[s];
+    const std::int64_t bytes = detail::numel_of(sl.shape) * static_cast<std::int64_t>(dtype_size(sl.dtype));
+    if (bytes > 0) items.push_back({static_cast<int>(s), (bytes + kAlign - 1) / kAlign * kAlign, -1});
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.bytes > b.bytes; });
+  std::vector<std::pair<std::int64_t, std::int64_t>> taken;  // [begin, end) of placed items that meet this one
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    Item& it = items[k];
+    const auto lo = first[static_cast<std::size_t>(it.slot)], hi = last[static_cast<std::size_t>(it.slot)];
+    taken.clear();
+    for (std::size_t j = 0; j < k; ++j) {
+      const Item& o = items[j];
+      if (first[static_cast<std::size_t>(o.slot)] <= hi && lo <= last[static_cast<std::size_t>(o.slot)]) taken.emplace_back(o.at, o.at + o.bytes);
+    }
+    std::sort(taken.begin(), taken.end());
+    std::int64_t at = 0;
+    for (const auto& [b, e] : taken) {
+      if (b - at >= it.bytes) break;
+      at = std::max(at, e);
+    }
+    it.at = at;
+    c.arena_bytes = std::max(c.arena_bytes, at + it.bytes);
+  }
+  for (const Item& it : items) c.arena_at[static_cast<std::size_t>(it.slot)] = it.at;
+  for (std::size_t s = 0; s < n; ++s)
+    if (root[s] >= 0 && root[s] != static_cast<int>(s)) c.arena_at[s] = c.arena_at[static_cast<std::size_t>(root_of(static_cast<int>(s)))];
 }
 
 }  // namespace
@@ -370,6 +462,7 @@ CompiledGraph compile(const Graph& source, const CompileOptions& options) {
     st.drop_end = static_cast<std::uint32_t>(c->drops.size());
   }
   c->peak_bytes = peak_bytes(*c);
+  plan_arena(*c, last_use);
   return CompiledGraph(std::move(c));
 }
 
@@ -427,5 +520,6 @@ void CompiledGraph::run_into(Session& s, std::span<const Tensor> inputs, std::sp
 const Graph& CompiledGraph::graph() const noexcept { return data_->graph; }
 int CompiledGraph::num_steps() const noexcept { return static_cast<int>(data_->steps.size()); }
 std::int64_t CompiledGraph::peak_buffer_bytes() const noexcept { return data_->peak_bytes; }
+std::int64_t CompiledGraph::arena_bytes() const noexcept { return data_->arena_bytes; }
 
 }  // namespace tenferro::graph

@@ -48,6 +48,8 @@ struct CompiledData {
   std::vector<FusedGroup> groups;
   std::vector<int> outputs;  ///< slot of each result
   std::int64_t peak_bytes = 0;  ///< CompiledGraph::peak_buffer_bytes()
+  std::vector<std::int64_t> arena_at;  ///< per slot: its buffer's byte offset in the run's arena, or -1 (Note [Arena plan])
+  std::int64_t arena_bytes = 0;        ///< CompiledGraph::arena_bytes()
   mutable std::mutex mu;
   mutable std::vector<std::vector<Tensor>> spare;  ///< slot vectors of finished runs (Note [Run slots])
 };

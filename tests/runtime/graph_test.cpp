@@ -7,12 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstring>
 #include <random>
 
 #include "support/alloc_counter.hpp"
 #include "support/expect_error.hpp"
 #include "support/backends.hpp"
 #include "support/test_util.hpp"
+#include "cpu/context.hpp"
+#include "runtime/compiled.hpp"
 #include "tenferro/tenferro.hpp"
 
 namespace {
@@ -376,6 +379,79 @@ TEST(GraphCompile, RandomProgramsEqualTheDirectOps) {
   }
 }
 
+/// Checks a compiled graph's arena (Note [Arena plan]): two buffers whose bytes overlap
+/// are never live at one step (an in-place chain counts as one buffer), and the arena
+/// is no larger than its buffers laid end to end.
+void expect_sound_arena(const tg::CompiledGraph& cg) {
+  namespace td = tenferro::graph::detail;
+  const td::CompiledData& c = cg.data();
+  const std::size_t n = c.slots.size();
+  std::vector<int> chain(n, -1), first(n, -1), last(n, -1);
+  for (std::size_t s = 0; s < n; ++s) chain[s] = static_cast<int>(s);
+  for (std::size_t i = 0; i < c.steps.size(); ++i) {
+    const td::Step& st = c.steps[i];
+    std::vector<int> defined;
+    if (st.fused >= 0) defined = c.groups[static_cast<std::size_t>(st.fused)].results;
+    else defined.push_back(st.out);
+    if (st.reuse >= 0) chain[static_cast<std::size_t>(st.out)] = chain[static_cast<std::size_t>(st.reuse)];
+    for (int d : defined) first[static_cast<std::size_t>(d)] = static_cast<int>(i);
+    for (std::uint32_t k = st.drop_begin; k < st.drop_end; ++k) last[static_cast<std::size_t>(c.drops[k])] = static_cast<int>(i);
+  }
+  // A window's drop ends its base's life too; results are kept to the end.
+  for (std::size_t s = 0; s < n; ++s)
+    if (c.slots[s].kind == td::Slot::Kind::window && c.slots[s].base >= 0) {
+      const auto b = static_cast<std::size_t>(c.slots[s].base);
+      last[b] = std::max(last[b], last[s] < 0 ? static_cast<int>(c.steps.size()) : last[s]);
+    }
+  std::int64_t total = 0;
+  std::vector<std::size_t> placed;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (c.arena_at[s] < 0) continue;
+    ASSERT_EQ(c.slots[s].kind, td::Slot::Kind::buffer) << "slot " << s;
+    ASSERT_GE(first[s], 0) << "slot " << s << " is in the arena but no step writes it";
+    if (last[s] < 0) last[s] = static_cast<int>(c.steps.size());
+    EXPECT_EQ(c.arena_at[s] % 64, 0);
+    if (chain[s] == static_cast<int>(s)) total += (td::numel_of(c.slots[s].shape) * static_cast<std::int64_t>(dtype_size(c.slots[s].dtype)) + 63) / 64 * 64;
+    placed.push_back(s);
+  }
+  EXPECT_LE(c.arena_bytes, total);
+  for (std::size_t a : placed)
+    for (std::size_t b : placed) {
+      if (a >= b || chain[a] == chain[b]) continue;
+      const auto bytes = [&](std::size_t s) { return td::numel_of(c.slots[s].shape) * static_cast<std::int64_t>(dtype_size(c.slots[s].dtype)); };
+      const bool share = c.arena_at[a] < c.arena_at[b] + bytes(b) && c.arena_at[b] < c.arena_at[a] + bytes(a);
+      const bool meet = first[a] <= last[b] && first[b] <= last[a];
+      EXPECT_FALSE(share && meet) << "slots " << a << " [" << first[a] << ", " << last[a] << "] and " << b << " [" << first[b] << ", "
+                                  << last[b] << "] overlap at " << c.arena_at[a] << " / " << c.arena_at[b];
+    }
+}
+
+TEST(GraphCompile, ArenaBuffersShareMemoryOnlyWhenTheirLifetimesDoNotMeet) {
+  for (const bool fuse : {true, false})
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + (fuse ? " fused" : " unfused"));
+      const tg::CompiledGraph c = tg::compile(tg::trace(random_program(seed, 24), {{Shape{5, 5}, DType::f64}, {Shape{5, 5}, DType::f64}}),
+                                              {.optimize = true, .fuse = fuse});
+      expect_sound_arena(c);
+    }
+  // A chain of unfused steps over 1000 doubles: a = x*1.5 stays live to the end, the
+  // seven steps after it and the final add run in place on one buffer (each operand dies
+  // with its step), so nine intermediates fit in an arena of two buffers.
+  const Fn chain = [](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    const Tensor a = mul(s, in[0], 1.5);
+    Tensor t = a;
+    for (int i = 0; i < 7; ++i) t = i % 2 ? tanh(s, t) : mul(s, t, in[0]);
+    return {sum(s, add(s, t, a))};
+  };
+  const tg::CompiledGraph c = tg::compile(tg::trace(chain, {{Shape{1000}, DType::f64}}), {.optimize = true, .fuse = false});
+  expect_sound_arena(c);
+  EXPECT_EQ(c.num_steps(), 10);
+  EXPECT_EQ(c.arena_bytes(), 2 * 8000);
+  std::mt19937_64 rng(4);
+  const std::vector<Tensor> in = {random_tensor(rng, Shape{1000}, DType::f64)};
+  expect_same(chain, in, 1e-14);
+}
+
 TEST(GraphCompile, ElementwiseRunsAreFused) {
   // A chain with an intermediate that is also a result, and a group wider than the
   // stack's chunk buffers (twelve values alive at once).
@@ -528,8 +604,8 @@ TEST(GraphFunction, CompilesOncePerSignatureInTheSessionsCache) {
     EXPECT_EQ(outer.num_nodes(), 3);
   }
   const PlanCacheStats st = b.cache_stats(CacheKind::graphs);
-  EXPECT_EQ(st.entries, 2u);
-  EXPECT_EQ(st.misses, 2u);
+  EXPECT_EQ(st.entries, 4u) << "per signature: the function's key and the program's";
+  EXPECT_EQ(st.misses, 4u);
   EXPECT_GE(st.hits, 13u);
   b.clear_cache(CacheKind::graphs);
   EXPECT_EQ(b.cache_stats(CacheKind::graphs).entries, 0u);
@@ -538,6 +614,50 @@ TEST(GraphFunction, CompilesOncePerSignatureInTheSessionsCache) {
     (void)f(s, std::vector<Tensor>{x});
   }
   EXPECT_EQ(traces, 4) << "the outer trace called fn once more, then a cleared cache traces again";
+}
+
+TEST(GraphFunction, FunctionsTracingTheSameProgramShareOneCompiledGraph) {
+  CpuBackend b([] {
+    CpuBackendOptions o;
+    o.num_threads = 1;
+    return o;
+  }());
+  std::mt19937_64 rng(12);
+  const Tensor w = random_tensor(rng, Shape{3}, DType::f64);
+  Tensor w_copy = Tensor::empty({3}, DType::f64);
+  std::memcpy(w_copy.mutable_data(), w.data(), 3 * sizeof(double));
+  int traces = 0;
+  // The program tanh(x * w) + x over a captured tensor, built as separate functions.
+  const auto make = [&](const Tensor& captured, tg::CompileOptions o = {}) {
+    return tg::Function([&traces, captured](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+      ++traces;
+      return {add(s, tanh(s, mul(s, in[0], captured)), in[0])};
+    }, o);
+  };
+  const tg::Function f1 = make(w), f2 = make(w), f3 = make(w_copy), f4 = make(w, {.optimize = true, .fuse = false});
+  const Tensor x = random_tensor(rng, Shape{3}, DType::f64);
+  HeldSession s = b.open_session();
+  const Tensor want = add(s, tanh(s, mul(s, x, w)), x);
+  const auto stats = [&] { return tenferro::detail::cpu_context(s).resources->graphs.stats(); };
+  expect_close(f1(s, std::vector<Tensor>{x})[0], want, 1e-15);
+  const auto after1 = stats();
+  EXPECT_EQ(after1.entries, 2u) << "the function's key and the program's";
+  // f2: its own key misses, the program's hits: traced, not compiled again.
+  expect_close(f2(s, std::vector<Tensor>{x})[0], want, 1e-15);
+  const auto after2 = stats();
+  EXPECT_EQ(after2.entries, 3u);
+  EXPECT_EQ(after2.hits, after1.hits + 1);
+  EXPECT_EQ(traces, 2);
+  // Equal values in another tensor, or other compile options: a program of its own.
+  expect_close(f3(s, std::vector<Tensor>{x})[0], want, 1e-15);
+  expect_close(f4(s, std::vector<Tensor>{x})[0], want, 1e-15);
+  const auto after4 = stats();
+  EXPECT_EQ(after4.entries, 7u);
+  EXPECT_EQ(after4.hits, after2.hits);
+  // A new shape is a new program.
+  const Tensor y = random_tensor(rng, Shape{5}, DType::f64);
+  EXPECT_THROW((void)f2(s, std::vector<Tensor>{y}), ShapeError) << "x * w with w of 3 elements";
+  EXPECT_EQ(stats().entries, 7u) << "a failed trace caches nothing";
 }
 
 }  // namespace
