@@ -48,6 +48,18 @@ int main(int argc, char** argv) {
       const Tensor ops[] = {x, y};
       const EinsumPlan plan = EinsumPlan::for_operands("ij,jk->ik", ops);
       for (long i = 0; i < n; ++i) plan.execute_into(s, ops, out);
+    } else if (!std::strcmp(c, "graph/run_into/chain8_2x2")) {
+      // Eight unfused elementwise steps and a matrix product over 2x2 inputs: the fixed
+      // cost of a compiled run (slots, arena, kernel calls), run_into a held output.
+      const auto fn = [](Session& ts, std::span<const Tensor> in) -> std::vector<Tensor> {
+        Tensor t = mul(ts, in[0], 1.5);
+        for (int k = 0; k < 7; ++k) t = k % 2 ? add(ts, t, in[1]) : mul(ts, t, in[0]);
+        return {matmul(ts, t, in[1])};
+      };
+      const graph::CompiledGraph g = graph::compile(graph::trace(fn, {{Shape{2, 2}, DType::f64}, {Shape{2, 2}, DType::f64}}),
+                                                    {.optimize = true, .fuse = false});
+      const Tensor in[] = {x, y}, res[] = {out};
+      for (long i = 0; i < n; ++i) g.run_into(s, in, res);
     } else {
       std::fprintf(stderr, "unknown case %s\n", c);
       return 2;

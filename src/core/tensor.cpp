@@ -131,7 +131,29 @@ Tensor Tensor::make_view(std::span<const std::int64_t> shape, std::span<const st
 }
 
 Tensor Tensor::carve_view(std::size_t byte_offset, std::span<const std::int64_t> shape, DType dtype) const {
-  Tensor v = make_view(shape, detail::compact_strides(shape), block_->data() + byte_offset, false);
+  // Compact strides straight into the inline layout (a compiled run carves every
+  // intermediate this way: Note [Arena plan]); the general path when they do not fit.
+  Tensor v;
+  const int r = static_cast<int>(shape.size());
+  constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
+  bool fits = r <= 8;
+  std::int64_t acc = 1;
+  for (int i = 0; fits && i < r; ++i) {
+    const std::int64_t e = shape[static_cast<std::size_t>(i)];
+    fits = e <= kMax && acc <= kMax;
+    v.small_.ext[i] = static_cast<std::int32_t>(e);
+    v.small_.str[i] = static_cast<std::int32_t>(acc);
+    acc *= e > 0 ? e : 1;  // the block holds the tensor, so the product fits
+  }
+  if (fits) {
+    v.rank_ = static_cast<std::uint8_t>(r);
+  } else {
+    v.small_ = {};
+    v.set_layout(shape, detail::compact_strides(shape));
+  }
+  v.block_ = block_;
+  detail::retain_block(block_);
+  v.data_ = block_->data() + byte_offset;
   v.dtype_ = dtype;
   return v;
 }

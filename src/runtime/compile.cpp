@@ -166,14 +166,14 @@ void check_inputs(const CompiledData& c, Session& s, std::span<const Tensor> inp
     throw ArgumentError(op, "expected " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const Tensor& t = inputs[k];
-    const std::string what = "input " + std::to_string(k);
-    tenferro::detail::require_tensor_on(t, DeviceKind::cpu, op, what);
+    const auto what = [k] { return "input " + std::to_string(k); };  // built only for an error
+    if (!t.defined() || t.device().kind != DeviceKind::cpu) tenferro::detail::require_tensor_on(t, DeviceKind::cpu, op, what());
     const Value& v = g.values[static_cast<std::size_t>(g.inputs[k])];
     if (t.dtype() != v.dtype)
-      throw DTypeError(op, what + " has dtype " + std::string(dtype_name(t.dtype())) + ", the graph was traced for " + std::string(dtype_name(v.dtype)));
+      throw DTypeError(op, what() + " has dtype " + std::string(dtype_name(t.dtype())) + ", the graph was traced for " + std::string(dtype_name(v.dtype)));
     bool same = t.rank() == v.shape.size();
     for (int i = 0; same && i < t.rank(); ++i) same = t.extent(i) == v.shape[i];
-    if (!same) throw ShapeError(op, what + " has shape " + t.shape().to_string() + ", the graph was traced for " + v.shape.to_string());
+    if (!same) throw ShapeError(op, what() + " has shape " + t.shape().to_string() + ", the graph was traced for " + v.shape.to_string());
   }
 }
 
@@ -514,7 +514,18 @@ void CompiledGraph::run_into(Session& s, std::span<const Tensor> inputs, std::sp
   detail::RunSlots t(c);
   detail::execute(c, s, inputs, t);
   make_result_windows(c, t);
-  for (std::size_t k = 0; k < outputs.size(); ++k) copy_into(s, t[c.outputs[k]], outputs[k]);
+  // The outputs were checked above (dtype, shape, writable, disjoint from the inputs and
+  // from each other), so a result in the run's own memory is copied by the kernel
+  // directly; an input, a constant or a window of one goes through copy_into, whose
+  // overlap check covers an output that is (part of) a captured constant.
+  const tenferro::detail::ConvertKernel copy = tenferro::detail::cpu_kernel_table()[static_cast<int>(OpId::copy)].fn.convert;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    const int r = c.outputs[k];
+    const Slot& sl = c.slots[static_cast<std::size_t>(r)];
+    const bool own = sl.kind == Slot::Kind::buffer || (sl.kind == Slot::Kind::window && c.slots[static_cast<std::size_t>(sl.base)].kind == Slot::Kind::buffer);
+    if (own) copy(s, t[r], outputs[k]);
+    else copy_into(s, t[r], outputs[k]);
+  }
 }
 
 const Graph& CompiledGraph::graph() const noexcept { return data_->graph; }
