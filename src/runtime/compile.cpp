@@ -3,13 +3,13 @@
 // Note [Run slots]
 // A compiled graph numbers the tensors one run handles: one slot per live value (inputs,
 // constants, buffers, views) and one per step whose kernel writes a window of its
-// buffer. A run fills a slot when it is first needed (a buffer from the session's pool
-// just before its producer runs, a view from its base just before its first reader) and
-// empties it right after its last use (computed at compile time), so a buffer goes back
-// to the pool as soon as nothing reads it and the next step's allocation of its size
-// class reuses it. An elementwise step whose operand buffer dies with it writes into that
-// buffer (in place) instead of allocating. The slot vectors are kept in the compiled graph between runs (one per
-// concurrent run), so a steady-state run allocates nothing on the heap.
+// buffer. A run fills a slot when it is first needed (a buffer carved from the run's
+// arena, Note [Arena plan], or for a result from the session's pool, just before its
+// producer runs; a view from its base just before its first reader) and empties it right
+// after its last use (computed at compile time). An elementwise step whose operand buffer
+// dies with it writes into that buffer (in place) instead of allocating. The slot vectors
+// are kept in the compiled graph between runs (one per concurrent run), so a
+// steady-state run allocates nothing on the heap.
 //
 // Note [Arena plan]
 // The buffers a run computes and drops (every intermediate a kernel step or a fused
