@@ -40,8 +40,10 @@
 /// whose lifetimes do not meet share memory: Note [Arena plan] in
 /// src/runtime/compile.cpp), results and linear-algebra results from the pool. `run_into` writes the results
 /// into caller tensors (any writable strided layout of the result's shape and dtype,
-/// checked before anything runs). A held session's steady-state `run_into` allocates
-/// nothing on the heap. One CompiledGraph may be run by several threads at once.
+/// checked before anything runs); a compact output of a graph whose steps cannot fail
+/// mid-run is written by the result's producer itself, with no copy (Note [Results
+/// written in place] in src/runtime/compile.cpp). A held session's steady-state
+/// `run_into` allocates nothing on the heap. One CompiledGraph may be run by several threads at once.
 
 #include <cstdint>
 #include <functional>

@@ -23,6 +23,15 @@
 // buffers share memory only when no step sees both. Example: a chain x -> a -> b -> c
 // -> result of four equal elementwise steps without in-place reuse needs a and b live
 // together, then b and c: an arena of two buffers, a and c at offset 0.
+//
+// Note [Results written in place]
+// run_into hands a result's producer the caller's output tensor instead of a buffer
+// (no copy afterwards) when the output is compact, owned by the library (not external
+// memory), overlaps no constant the steps read, and the result is a buffer its step
+// allocates (not an in-place continuation of an operand, not a linear-algebra call's).
+// Only graphs whose steps cannot fail once a run has started qualify (elementwise steps
+// without data checks and fused groups whose chunk buffers fit on the stack), since
+// run_into writes nothing when it fails; the others copy their results at the end.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -177,8 +186,9 @@ void check_inputs(const CompiledData& c, Session& s, std::span<const Tensor> inp
   }
 }
 
-/// Runs every step; the results stay in their slots.
-void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, RunSlots& t) {
+/// Runs every step; the results stay in their slots. `direct[k]`, when given and set, is
+/// the tensor output k's producer writes (Note [Results written in place]).
+void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, RunSlots& t, const Tensor* const* direct = nullptr) {
   for (std::size_t k = 0; k < c.slots.size(); ++k) {
     const Slot& sl = c.slots[k];
     if (sl.kind == Slot::Kind::input) {
@@ -194,6 +204,13 @@ void execute(const CompiledData& c, Session& s, std::span<const Tensor> inputs, 
   const auto fresh_buffer = [&](int slot) {
     const Slot& o = c.slots[static_cast<std::size_t>(slot)];
     const std::span<const std::int64_t> shape(o.shape.data(), static_cast<std::size_t>(o.shape.size()));
+    if (direct) {
+      const int k = c.writes_output[static_cast<std::size_t>(slot)];
+      if (k >= 0 && direct[k]) {
+        t[slot] = *direct[k];
+        return;
+      }
+    }
     const std::int64_t at = c.arena_at[static_cast<std::size_t>(slot)];
     t[slot] = at >= 0 ? arena.carve_view(static_cast<std::size_t>(at), shape, o.dtype) : Tensor::empty(shape, o.dtype);
   };
@@ -336,6 +353,33 @@ void plan_arena(CompiledData& c, const std::vector<int>& last_use) {
     if (root[s] >= 0 && root[s] != static_cast<int>(s)) c.arena_at[s] = c.arena_at[static_cast<std::size_t>(root_of(static_cast<int>(s)))];
 }
 
+/// Which results run_into may let their producers write (Note [Results written in
+/// place]): sets c.writes_output and c.constants.
+void plan_direct_results(CompiledData& c) {
+  const std::size_t n = c.slots.size();
+  c.writes_output.assign(n, -1);
+  for (std::size_t k = 0; k < n; ++k)
+    if (c.slots[k].kind == Slot::Kind::constant) c.constants.push_back(static_cast<int>(k));
+  std::vector<char> fresh(n, 0);
+  for (const Step& st : c.steps) {
+    if (st.fused >= 0) {
+      const detail::FusedGroup& g = c.groups[static_cast<std::size_t>(st.fused)];
+      if (g.temps > detail::kFusedStackTemps) return;
+      for (int r : g.results) fresh[static_cast<std::size_t>(r)] = 1;
+      continue;
+    }
+    const Node& nd = *st.node;
+    const bool safe = nd.kind == NodeKind::unary || nd.kind == NodeKind::ternary ||
+                      (nd.kind == NodeKind::binary && !tenferro::detail::checks_integer_operand(nd.op, nd.in[1]));
+    if (!safe) return;
+    if (st.reuse < 0) fresh[static_cast<std::size_t>(st.out)] = 1;
+  }
+  for (std::size_t k = 0; k < c.outputs.size(); ++k) {
+    const auto r = static_cast<std::size_t>(c.outputs[k]);
+    if (fresh[r] && c.writes_output[r] < 0) c.writes_output[r] = static_cast<int>(k);
+  }
+}
+
 }  // namespace
 
 CompiledGraph compile(const Graph& source, const CompileOptions& options) {
@@ -463,6 +507,7 @@ CompiledGraph compile(const Graph& source, const CompileOptions& options) {
   }
   c->peak_bytes = peak_bytes(*c);
   plan_arena(*c, last_use);
+  plan_direct_results(*c);
   return CompiledGraph(std::move(c));
 }
 
@@ -511,8 +556,21 @@ void CompiledGraph::run_into(Session& s, std::span<const Tensor> inputs, std::sp
     for (const Tensor& x : inputs) tenferro::detail::check_overlap(outputs[k], x, detail::kRunInto, false);
     for (std::size_t j = 0; j < k; ++j) tenferro::detail::check_overlap(outputs[k], outputs[j], detail::kRunInto, false);
   }
+  // Outputs the producers may write directly (Note [Results written in place]).
+  constexpr std::size_t kMaxDirect = 16;
+  const Tensor* direct[kMaxDirect] = {};
+  bool any_direct = false;
+  for (std::size_t k = 0; k < outputs.size() && k < kMaxDirect; ++k) {
+    const Tensor& o = outputs[k];
+    if (c.writes_output[static_cast<std::size_t>(c.outputs[k])] != static_cast<int>(k) || !o.is_contiguous() || o.block()->external) continue;
+    bool clear = true;
+    for (int cs : c.constants) clear = clear && !tenferro::detail::memory_overlaps(o, c.slots[static_cast<std::size_t>(cs)].constant);
+    if (!clear) continue;
+    direct[k] = &o;
+    any_direct = true;
+  }
   detail::RunSlots t(c);
-  detail::execute(c, s, inputs, t);
+  detail::execute(c, s, inputs, t, any_direct ? direct : nullptr);
   make_result_windows(c, t);
   // The outputs were checked above (dtype, shape, writable, disjoint from the inputs and
   // from each other), so a result in the run's own memory is copied by the kernel
@@ -520,6 +578,7 @@ void CompiledGraph::run_into(Session& s, std::span<const Tensor> inputs, std::sp
   // overlap check covers an output that is (part of) a captured constant.
   const tenferro::detail::ConvertKernel copy = tenferro::detail::cpu_kernel_table()[static_cast<int>(OpId::copy)].fn.convert;
   for (std::size_t k = 0; k < outputs.size(); ++k) {
+    if (k < kMaxDirect && direct[k]) continue;  // written by its producer
     const int r = c.outputs[k];
     const Slot& sl = c.slots[static_cast<std::size_t>(r)];
     const bool own = sl.kind == Slot::Kind::buffer || (sl.kind == Slot::Kind::window && c.slots[static_cast<std::size_t>(sl.base)].kind == Slot::Kind::buffer);

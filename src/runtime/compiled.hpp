@@ -50,6 +50,8 @@ struct CompiledData {
   std::int64_t peak_bytes = 0;  ///< CompiledGraph::peak_buffer_bytes()
   std::vector<std::int64_t> arena_at;  ///< per slot: its buffer's byte offset in the run's arena, or -1 (Note [Arena plan])
   std::int64_t arena_bytes = 0;        ///< CompiledGraph::arena_bytes()
+  std::vector<int> writes_output;      ///< per slot: the output run_into may hand its producer instead of a buffer, or -1 (Note [Results written in place])
+  std::vector<int> constants;          ///< the constant slots
   mutable std::mutex mu;
   mutable std::vector<std::vector<Tensor>> spare;  ///< slot vectors of finished runs (Note [Run slots])
 };

@@ -333,13 +333,12 @@ void gather(const Dims& shape, const Dims& strides, const void* base, std::int64
 
 void run_fused(const FusedGroup& g, const Tensor* slots) {
   const auto esize = static_cast<std::int64_t>(dtype_size(g.dtype));
-  // Chunk buffers on the stack (32 KiB): at most kMaxTemps live at once, else on the
-  // heap (a group that wide allocates once per run).
-  constexpr int kMaxTemps = 8;
-  alignas(64) unsigned char local[kMaxTemps * kChunk * 16];
+  // Chunk buffers on the stack (32 KiB): at most kFusedStackTemps live at once, else on
+  // the heap (a group that wide allocates once per run).
+  alignas(64) unsigned char local[kFusedStackTemps * kChunk * 16];
   std::vector<unsigned char> heap;
   unsigned char* temp = local;
-  if (g.temps > kMaxTemps) {
+  if (g.temps > kFusedStackTemps) {
     heap.resize(static_cast<std::size_t>(g.temps) * kChunk * static_cast<std::size_t>(esize));
     temp = heap.data();
   }

@@ -44,6 +44,10 @@ struct FusedOp {
   FusedRef out;
 };
 
+/// Chunk buffers a fused step keeps on the stack; a group needing more allocates them on
+/// the heap once per run.
+inline constexpr int kFusedStackTemps = 8;
+
 /// A connected run of elementwise ops over one shape and dtype, evaluated chunk by chunk
 /// (Note [Elementwise fusion]).
 struct FusedGroup {

@@ -571,6 +571,54 @@ TEST(GraphCompile, SteadyStateRunIntoAllocatesNothing) {
   expect_close(out[1], want[1], 1e-13);
 }
 
+TEST(GraphCompile, RunIntoLetsProducersWriteCompactOutputs) {
+  std::mt19937_64 rng(21);
+  const Tensor w = random_tensor(rng, Shape{40, 30}, DType::f64);
+  // Two fused results, the first returned twice, both reading a captured constant (the
+  // second with its rows reversed, so later chunks read what earlier chunks would write
+  // if the constant were an output written in place).
+  const Fn f = [w](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
+    const Tensor y = tanh(s, add(s, mul(s, in[0], w), 0.5));
+    return {y, exp(s, mul(s, y, w.slice_view(0, Tensor::kSliceEnd, Tensor::kSliceEnd, -1))), y};
+  };
+  const tg::CompiledGraph c = tg::compile(tg::trace(f, {{Shape{40, 30}, DType::f64}}));
+  EXPECT_EQ(c.num_steps(), 1) << c.graph().to_text();
+  namespace td = tenferro::graph::detail;
+  const td::CompiledData& d = c.data();
+  EXPECT_EQ(d.writes_output[static_cast<std::size_t>(d.outputs[0])], 0);
+  EXPECT_EQ(d.writes_output[static_cast<std::size_t>(d.outputs[1])], 1);
+  const Tensor x = random_tensor(rng, Shape{40, 30}, DType::f64);
+  HeldSession s = backend().open_session();
+  const std::vector<Tensor> in = {x};
+  const std::vector<Tensor> want = f(s, in);
+  // Compact outputs (written by the producers), a strided one (copied), the repeat (copied).
+  const Tensor big = Tensor::zeros({81, 61}, DType::f64);
+  const std::vector<Tensor> out = {Tensor::zeros({40, 30}, DType::f64), big.slice_view(0, 1, Tensor::kSliceEnd, 2).slice_view(1, 0, 60, 2),
+                                   Tensor::zeros({40, 30}, DType::f64)};
+  for (int i = 0; i < 2; ++i) {
+    c.run_into(s, in, out);
+    for (int k = 0; k < 3; ++k) expect_close(out[static_cast<std::size_t>(k)], want[static_cast<std::size_t>(k)], 1e-15);
+  }
+  // An output that is the captured constant: the steps must read w's values as traced
+  // (the result is copied at the end instead of written while w is still read).
+  Tensor w_before = Tensor::empty({40, 30}, DType::f64);
+  copy_into(s, w, w_before);
+  const std::vector<Tensor> onto_w = {w, Tensor::zeros({40, 30}, DType::f64), Tensor::zeros({40, 30}, DType::f64)};
+  c.run_into(s, in, onto_w);
+  const Tensor y_want = tanh(s, add(s, mul(s, x, w_before), 0.5));
+  expect_close(w, y_want, 1e-15);
+  expect_close(onto_w[1], exp(s, mul(s, y_want, w_before.slice_view(0, Tensor::kSliceEnd, Tensor::kSliceEnd, -1))), 1e-15);
+  // A graph with a step that can fail while running (a data check) copies at the end,
+  // so a failed run writes nothing.
+  const Fn g = [](Session& s2, std::span<const Tensor> xs) -> std::vector<Tensor> { return {add(s2, div(s2, xs[0], xs[1]), xs[0])}; };
+  const tg::CompiledGraph cg = tg::compile(tg::trace(g, {{Shape{3}, DType::i64}, {Shape{3}, DType::i64}}));
+  EXPECT_EQ(cg.data().writes_output[static_cast<std::size_t>(cg.data().outputs[0])], -1);
+  const Tensor r = Tensor::full({3}, Scalar(7), DType::i64);
+  const std::vector<Tensor> ints = {Tensor::from_data<std::int64_t>({3}, {4, 5, 6}), Tensor::from_data<std::int64_t>({3}, {1, 0, 2})};
+  EXPECT_THROW(cg.run_into(s, ints, std::vector<Tensor>{r}), NumericalError);
+  for (std::int64_t i = 0; i < 3; ++i) EXPECT_EQ(r.item<std::int64_t>({i}), 7);
+}
+
 TEST(GraphFunction, CompilesOncePerSignatureInTheSessionsCache) {
   int traces = 0;
   const tg::Function f([&](Session& s, std::span<const Tensor> in) -> std::vector<Tensor> {
