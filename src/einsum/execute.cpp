@@ -15,6 +15,7 @@
 #include "tenferro/cpu_backend.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace tenferro::detail::einsum {
 namespace {
@@ -47,6 +48,60 @@ Tensor broadcast_to_step(const Tensor& t, const Step& st, const Dims& axis_of) {
   for (int r = 0; r < axis_of.size(); ++r)
     if (axis_of[r] >= 0) strides[r] = t.stride(static_cast<int>(axis_of[r]));
   return t.as_strided_view(st.shape, strides, t.offset());
+}
+
+// Note [Einsum broadcast products]
+// A step without a summed label is an elementwise product of broadcast views, run in
+// the order the result is written (its smallest strides innermost). An operand that
+// the product reuses across axes it lacks, yet whose own axes that order walks out of
+// stride order, makes every inner line strided: "tjk,to->tokj" (column-major: A(k,j,t),
+// B(o,t), result (j,k,o,t)) reads A along j with stride 16 in lines of 16. When the
+// operand is reused at least kPackReuse times and the product is big enough to pay for
+// a copy, the operand is first copied compact in the result's axis order (a pooled
+// temporary, numel(result) / reuse elements): then its axes merge with the result's and
+// the inner lines run the length of its block, contiguous (the line kernel's vector
+// path). The compact instance "tkj,to->tokj" needs no copy and gets none.
+constexpr std::int64_t kPackReuse = 4;
+constexpr std::int64_t kPackMinElements = std::int64_t{1} << 14;
+
+/// The view of `t` (axes placed by `axis_of`, stride 0 elsewhere) a product step reads,
+/// copied compact in the order of `target`'s strides when Note [Einsum broadcast
+/// products] says so.
+Tensor product_operand(Session& s, const Tensor& t, const Step& st, const Dims& axis_of, const Tensor* target) {
+  const int r = st.shape.size();
+  std::int64_t total = 1, own = 1;
+  int ord[kMaxRank];
+  for (int i = 0; i < r; ++i) {
+    ord[i] = i;
+    total *= st.shape[i];
+    if (axis_of[i] >= 0) own *= st.shape[i];
+  }
+  if (total < kPackMinElements || own * kPackReuse > total || s.device() != DeviceKind::cpu) return broadcast_to_step(t, st, axis_of);
+  if (target)  // the order the product walks: the target's strides, smallest first
+    std::stable_sort(ord, ord + r, [&](int a, int b) { return std::llabs(target->stride(a)) < std::llabs(target->stride(b)); });
+  // t's axes in that order, extent-1 axes left out: in order when their strides grow.
+  std::int64_t ext[kMaxRank], str[kMaxRank];
+  int m = 0;
+  bool in_order = true;
+  for (int k = 0; k < r; ++k) {
+    const int i = ord[k];
+    if (axis_of[i] < 0 || st.shape[i] == 1) continue;
+    ext[m] = st.shape[i];
+    str[m] = t.stride(static_cast<int>(axis_of[i]));
+    in_order = in_order && (m == 0 || std::llabs(str[m]) > std::llabs(str[m - 1]));
+    ++m;
+  }
+  if (in_order) return broadcast_to_step(t, st, axis_of);
+  const std::span<const std::int64_t> shape(ext, static_cast<std::size_t>(m));
+  const Tensor packed = Tensor::empty(shape, t.dtype());
+  copy_into(s, t.as_strided_view(shape, std::span<const std::int64_t>(str, static_cast<std::size_t>(m)), t.offset()), packed);
+  Dims strides(r, 0);
+  for (int k = 0, j = 0; k < r; ++k) {
+    const int i = ord[k];
+    if (axis_of[i] < 0 || st.shape[i] == 1) continue;
+    strides[i] = packed.stride(j++);
+  }
+  return packed.as_strided_view(st.shape, strides, 0);
 }
 
 /// Writes zeros into `t` (any writable view) by copying a broadcast zero.
@@ -150,11 +205,11 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     if (st.last) {
       const Tensor target = st.out_identity ? o : o.permute_view(st.out_perm);
       if (st.dot) dot_general_into(s, A, B, st.dims, target);
-      else mul_into(s, broadcast_to_step(A, st, st.a_axis), broadcast_to_step(B, st, st.b_axis), target);
+      else mul_into(s, product_operand(s, A, st, st.a_axis, &target), product_operand(s, B, st, st.b_axis, &target), target);
     } else if (st.dot) {
       R = dot_general(s, A, B, st.dims);
-    } else {
-      R = mul(s, broadcast_to_step(A, st, st.a_axis), broadcast_to_step(B, st, st.b_axis));
+    } else {  // a compact intermediate in step order
+      R = mul(s, product_operand(s, A, st, st.a_axis, nullptr), product_operand(s, B, st, st.b_axis, nullptr));
     }
     node[static_cast<std::size_t>(n + k)] = &R;
     // Last use: intermediates go back to the pool (Note [Einsum intermediates]).

@@ -207,6 +207,44 @@ TEST(Einsum, NamedCasesMatchTheReference) {
   }
 }
 
+// Note [Einsum broadcast products]: products big enough whose reused operand is walked
+// out of stride order read a compact copy of it; the results equal the reference over
+// dtypes, operand layouts and output layouts (einsum_into a permuted or strided view).
+TEST(Einsum, BroadcastProductsReadReusedOperandsInTheResultsOrder) {
+  std::mt19937_64 rng(31);
+  CpuBackend backend;
+  HeldSession s = backend.open_session();
+  struct Named {
+    const char* subs;
+    std::vector<Shape> shapes;
+    RefExpr ref;
+  };
+  const int t = 't', j = 'j', k = 'k', o = 'o', i = 'i', a = 'a', b = 'b', c = 'c', d = 'd';
+  const std::vector<Named> cases = {
+      {"tjk,to->tokj", {{8, 4, 8}, {8, 64}}, {{{t, j, k}, {t, o}}, {t, o, k, j}}},     // A packed (reuse 64)
+      {"i,jk->kij", {{64}, {16, 32}}, {{{i}, {j, k}}, {k, i, j}}},                    // B packed (reuse 64)
+      {"tkj,to->tokj", {{8, 8, 4}, {8, 64}}, {{{t, k, j}, {t, o}}, {t, o, k, j}}},     // walked in order: no copy
+      {"ab,c,d->dcba", {{8, 8}, {16}, {32}}, {{{a, b}, {c}, {d}}, {d, c, b, a}}},     // an intermediate product too
+  };
+  for (const auto& nc : cases) {
+    SCOPED_TRACE(nc.subs);
+    for (DType dt : {DType::f64, DType::c128, DType::f32})
+      for (auto layout : {testing::Layout::contiguous, testing::Layout::transposed, testing::Layout::negative_stride}) {
+        std::vector<Tensor> ops;
+        for (const auto& sh : nc.shapes) ops.push_back(testing::random_layout(rng, sh, dt, layout, -1, 1));
+        Shape shape;
+        const auto want = reference_einsum(nc.ref, ops, shape);
+        const double tol = dt == DType::f32 ? 1e-5 : 1e-12;
+        expect_matches(einsum(s, nc.subs, ops), want, tol, std::string(dtype_name(dt)) + " " + testing::layout_name(layout));
+        for (int variant = 1; variant < 4; ++variant) {  // transposed, reversed, every other element
+          const Tensor out = testing::out_view(rng, shape, dt, variant);
+          einsum_into(s, nc.subs, ops, out);
+          expect_matches(out, want, tol, std::string(dtype_name(dt)) + " into variant " + std::to_string(variant));
+        }
+      }
+  }
+}
+
 TEST(Einsum, ParenthesesPathAndTreeFixTheOrder) {
   std::mt19937_64 rng(9);
   CpuBackend backend;
