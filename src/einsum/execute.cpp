@@ -71,12 +71,13 @@ Tensor product_operand(Session& s, const Tensor& t, const Step& st, const Dims& 
   const int r = st.shape.size();
   std::int64_t total = 1, own = 1;
   int ord[kMaxRank];
-  for (int i = 0; i < r; ++i) {
+  bool overflow = false;  // extents of broadcast views are not bounded by memory: the op that allocates reports it
+  for (int i = 0; i < r && !overflow; ++i) {
     ord[i] = i;
-    total *= st.shape[i];
-    if (axis_of[i] >= 0) own *= st.shape[i];
+    overflow = __builtin_mul_overflow(total, st.shape[i], &total);
+    if (axis_of[i] >= 0) own *= st.shape[i];  // at most total
   }
-  if (total < kPackMinElements || own * kPackReuse > total || s.device() != DeviceKind::cpu) return broadcast_to_step(t, st, axis_of);
+  if (overflow || total < kPackMinElements || own > total / kPackReuse || s.device() != DeviceKind::cpu) return broadcast_to_step(t, st, axis_of);
   if (target)  // the order the product walks: the target's strides, smallest first
     std::stable_sort(ord, ord + r, [&](int a, int b) { return std::llabs(target->stride(a)) < std::llabs(target->stride(b)); });
   // t's axes in that order, extent-1 axes left out: in order when their strides grow.
