@@ -33,7 +33,7 @@ template <class R> double ulps(R got, ld ref) {
 }
 
 /// Points over [lo, hi]: uniform draws, a log sweep of magnitudes, and `edges`.
-template <class R> std::vector<R> sweep(double lo, double hi, std::initializer_list<double> edges) {
+template <class R> std::vector<R> sweep(double lo, double hi, const std::vector<double>& edges) {
   std::mt19937_64 rng(29);
   std::uniform_real_distribution<double> u(lo, hi);
   std::vector<R> v;
@@ -58,7 +58,7 @@ struct Fn {
   void (*f32)(const float*, float*, std::int64_t) noexcept;
   ld (*ref)(ld);
   double lo, hi;
-  std::initializer_list<double> edges;
+  std::vector<double> edges;  // owned: an initializer_list member would dangle
   double bound64, bound32;  ///< ulps of the kernels (the ops' contract in ulp_test is looser)
 };
 
