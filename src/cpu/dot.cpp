@@ -172,16 +172,32 @@ void small_kernel(Session& s, const DotPlan& p, const T* L, const T* R, T* O, T 
     });
     return;
   }
+  // A group of several axes: each batch's blocks are gathered through the offset tables
+  // into compact column-major matrices (M×K, K×N), multiplied by the register-blocked
+  // small product (the same sums in the same k order as a direct triple loop, so the
+  // same values), and the M×N result is scattered through the output's table. The
+  // tables alone cost two lookups per multiply-add and defeat vectorization; the
+  // language-model instances of bench_einsum_instances spend most of their small
+  // products here (groups like M = 16 as 4×4 over two axes).
+  constexpr std::int64_t kBuf = 4096 + 2 * 64;  // M·K + K·N + M·N under small_product_size
+  const MatrixForm packed{M, N, K, 1, M, 1, K, 1, M};
   auto one = [&](std::int64_t lo, std::int64_t ro, std::int64_t oo) {
+    alignas(64) T buf[kBuf];
+    T* lb = buf;
+    T* rb = lb + M * K;
+    T* ob = rb + K * N;
     const T* l = L + lo;
     const T* r = R + ro;
+    for (std::int64_t k = 0; k < K; ++k)
+      for (std::int64_t m = 0; m < M; ++m) lb[m + k * M] = l[lmo[m] + lko[k]];
+    for (std::int64_t n = 0; n < N; ++n)
+      for (std::int64_t k = 0; k < K; ++k) rb[k + n * K] = r[rko[k] + rno[n]];
+    small_product<T, CL, CR>(packed, lb, rb, ob, alpha, T(0));
     T* o = O + oo;
     for (std::int64_t n = 0; n < N; ++n)
       for (std::int64_t m = 0; m < M; ++m) {
-        T acc{};
-        for (std::int64_t k = 0; k < K; ++k) acc += maybe_conj<T, CL>(l[lmo[m] + lko[k]]) * maybe_conj<T, CR>(r[rko[k] + rno[n]]);
         T& dst = o[omo[m] + ono[n]];
-        dst = beta_zero ? alpha * acc : alpha * acc + beta * dst;
+        dst = beta_zero ? ob[m + n * M] : ob[m + n * M] + beta * dst;
       }
   };
   parallel_for(s, p.batches, 2 * M * N * K + 8, [&](std::int64_t b0, std::int64_t b1) { for_batches(p, p.lb, p.rb, p.ob, b0, b1, one); });
