@@ -155,15 +155,17 @@ TEST(Einsum, RandomExpressionsMatchTheReference) {
   EXPECT_EQ(checked, 600);
 }
 
+/// A named expression, its operand shapes and the reference's form of it.
+struct Named {
+  const char* subs;
+  std::vector<Shape> shapes;
+  RefExpr ref;
+};
+
 TEST(Einsum, NamedCasesMatchTheReference) {
   std::mt19937_64 rng(7);
   CpuBackend backend;
   HeldSession s = backend.open_session();
-  struct Named {
-    const char* subs;
-    std::vector<Shape> shapes;
-    RefExpr ref;
-  };
   const int i = 'i', j = 'j', k = 'k', l = 'l', b = 'b';
   const std::vector<Named> cases = {
       {"ij,jk->ik", {{3, 4}, {4, 5}}, {{{i, j}, {j, k}}, {i, k}}},
@@ -214,11 +216,6 @@ TEST(Einsum, BroadcastProductsReadReusedOperandsInTheResultsOrder) {
   std::mt19937_64 rng(31);
   CpuBackend backend;
   HeldSession s = backend.open_session();
-  struct Named {
-    const char* subs;
-    std::vector<Shape> shapes;
-    RefExpr ref;
-  };
   const int t = 't', j = 'j', k = 'k', o = 'o', i = 'i', a = 'a', b = 'b', c = 'c', d = 'd';
   const std::vector<Named> cases = {
       {"tjk,to->tokj", {{8, 4, 8}, {8, 64}}, {{{t, j, k}, {t, o}}, {t, o, k, j}}},     // A packed (reuse 64)
