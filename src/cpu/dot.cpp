@@ -180,10 +180,14 @@ void small_kernel(Session& s, const DotPlan& p, const T* L, const T* R, T* O, T 
   // language-model instances of bench_einsum_instances spend most of their small
   // products here (groups like M = 16 as 4×4 over two axes).
   constexpr std::int64_t kBuf = 4096 + 2 * 64;  // M·K + K·N + M·N under small_product_size
+  // Raw bytes, not T[]: std::complex's constructor would zero the whole buffer every batch.
+  struct alignas(64) Buf {
+    unsigned char bytes[kBuf * sizeof(T)];
+  };
   const MatrixForm packed{M, N, K, 1, M, 1, K, 1, M};
   auto one = [&](std::int64_t lo, std::int64_t ro, std::int64_t oo) {
-    alignas(64) T buf[kBuf];
-    T* lb = buf;
+    Buf buf;
+    T* lb = reinterpret_cast<T*>(buf.bytes);
     T* rb = lb + M * K;
     T* ob = rb + K * N;
     const T* l = L + lo;
