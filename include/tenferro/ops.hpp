@@ -110,6 +110,9 @@ TENFERRO_UNARY_OP(angle)
 // (op_catalog.def; Note [Family lists from the catalogue]): exp log sin cos tan tanh
 // sqrt rsqrt expm1 log1p erf sigmoid asin acos atan sinh cosh log2 exp2 cbrt softplus
 // silu gelu log10.
+// - exp, tanh of f32/f64: four lanes at a time with AVX2+FMA where the CPU has them
+//   (glibc's functions elsewhere), at most 1 ulp (exp) and 1.1 ulp (tanh) in f64; every
+//   layout, thread count and compiled graph gives the same value for the same input.
 // - log2, log10, exp2: float and complex dtypes (complex: log(z)/ln 2 and log(z)/ln 10
 //   on log's principal branch, exp(z·ln 2)); log2(0) = -inf, log2(x < 0) = NaN for real
 //   x, and the same for log10.
