@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(c, "batched/held/into/4x4x1024")) {
       auto a = Tensor::ones({4, 4, 1024}, DType::f64), bb = Tensor::ones({4, 4, 1024}, DType::f64), y = Tensor::zeros({4, 4, 1024}, DType::f64);
       for (long i = 0; i < n; ++i) matmul_into(s, a, bb, y);
+    } else if (!std::strcmp(c, "batched/held/into/16x16x64")) {
+      auto a = Tensor::ones({16, 16, 64}, DType::f64), bb = Tensor::ones({16, 16, 64}, DType::f64), y = Tensor::zeros({16, 16, 64}, DType::f64);
+      for (long i = 0; i < n; ++i) matmul_into(s, a, bb, y);
     } else if (!std::strcmp(c, "einsum/held/binary_2x2")) {
       const Tensor ops[] = {x, y};
       for (long i = 0; i < n; ++i) einsum(s, "ij,jk->ik", ops);
