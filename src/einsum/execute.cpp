@@ -82,11 +82,13 @@ Tensor product_operand(Session& s, const Tensor& t, const Step& st, const Dims& 
     std::stable_sort(ord, ord + r, [&](int a, int b) { return std::llabs(target->stride(a)) < std::llabs(target->stride(b)); });
   // t's axes in that order, extent-1 axes left out: in order when their strides grow.
   std::int64_t ext[kMaxRank], str[kMaxRank];
+  int at[kMaxRank];  // the step axis of each
   int m = 0;
   bool in_order = true;
   for (int k = 0; k < r; ++k) {
     const int i = ord[k];
     if (axis_of[i] < 0 || st.shape[i] == 1) continue;
+    at[m] = i;
     ext[m] = st.shape[i];
     str[m] = t.stride(static_cast<int>(axis_of[i]));
     in_order = in_order && (m == 0 || std::llabs(str[m]) > std::llabs(str[m - 1]));
@@ -97,11 +99,7 @@ Tensor product_operand(Session& s, const Tensor& t, const Step& st, const Dims& 
   const Tensor packed = Tensor::empty(shape, t.dtype());
   copy_into(s, t.as_strided_view(shape, std::span<const std::int64_t>(str, static_cast<std::size_t>(m)), t.offset()), packed);
   Dims strides(r, 0);
-  for (int k = 0, j = 0; k < r; ++k) {
-    const int i = ord[k];
-    if (axis_of[i] < 0 || st.shape[i] == 1) continue;
-    strides[i] = packed.stride(j++);
-  }
+  for (int j = 0; j < m; ++j) strides[at[j]] = packed.stride(j);
   return packed.as_strided_view(st.shape, strides, 0);
 }
 

@@ -254,26 +254,28 @@ using detail::Value;
 
 namespace {
 
+/// Bytes of slot `slot`'s compact buffer.
+std::int64_t slot_bytes(const CompiledData& c, int slot) {
+  const Slot& s = c.slots[static_cast<std::size_t>(slot)];
+  return detail::numel_of(s.shape) * static_cast<std::int64_t>(dtype_size(s.dtype));
+}
+
 /// The plan's most bytes of buffers live at once (CompiledGraph::peak_buffer_bytes).
 std::int64_t peak_bytes(const CompiledData& c) {
-  const auto bytes = [&](int slot) {
-    const Slot& s = c.slots[static_cast<std::size_t>(slot)];
-    return detail::numel_of(s.shape) * static_cast<std::int64_t>(dtype_size(s.dtype));
-  };
   std::vector<char> moved(c.slots.size(), 0);  // an in-place step's operand: its buffer lives on as the result
   std::int64_t live = 0, peak = 0;
   for (const Step& st : c.steps) {
     if (st.fused >= 0) {
-      for (int r : c.groups[static_cast<std::size_t>(st.fused)].results) live += bytes(r);
+      for (int r : c.groups[static_cast<std::size_t>(st.fused)].results) live += slot_bytes(c, r);
     } else if (st.reuse >= 0) {
       moved[static_cast<std::size_t>(st.reuse)] = 1;
     } else {
-      for (int k = 0; k < st.node->num_outs; ++k) live += bytes(st.out + k);
+      for (int k = 0; k < st.node->num_outs; ++k) live += slot_bytes(c, st.out + k);
     }
     peak = std::max(peak, live);
     for (std::uint32_t i = st.drop_begin; i < st.drop_end; ++i) {
       const int d = c.drops[i];
-      if (c.slots[static_cast<std::size_t>(d)].kind == Slot::Kind::buffer && !moved[static_cast<std::size_t>(d)]) live -= bytes(d);
+      if (c.slots[static_cast<std::size_t>(d)].kind == Slot::Kind::buffer && !moved[static_cast<std::size_t>(d)]) live -= slot_bytes(c, d);
     }
   }
   return peak;
@@ -325,8 +327,7 @@ void plan_arena(CompiledData& c, const std::vector<int>& last_use) {
   std::vector<Item> items;
   for (std::size_t s = 0; s < n; ++s) {
     if (root[s] != static_cast<int>(s) || excluded[s]) continue;
-    const Slot& sl = c.slots[s];
-    const std::int64_t bytes = detail::numel_of(sl.shape) * static_cast<std::int64_t>(dtype_size(sl.dtype));
+    const std::int64_t bytes = slot_bytes(c, static_cast<int>(s));
     if (bytes > 0) items.push_back({static_cast<int>(s), (bytes + kAlign - 1) / kAlign * kAlign, -1});
   }
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.bytes > b.bytes; });

@@ -17,10 +17,16 @@ constexpr std::string_view kOp = "graph.Function";
 
 std::atomic<std::uint64_t> g_next_id{1};  // 0 marks a shared key
 
-std::uint64_t fnv(const std::int64_t* key, int n) noexcept {
+/// FNV-1a over 64-bit words.
+struct Fnv {
   std::uint64_t h = 1469598103934665603ull;
-  for (int i = 0; i < n; ++i) h = (h ^ static_cast<std::uint64_t>(key[i])) * 1099511628211ull;
-  return h;
+  void mix(std::uint64_t v) noexcept { h = (h ^ v) * 1099511628211ull; }
+};
+
+std::uint64_t fnv(const std::int64_t* key, int n) noexcept {
+  Fnv f;
+  for (int i = 0; i < n; ++i) f.mix(static_cast<std::uint64_t>(key[i]));
+  return f.h;
 }
 
 /// The cache key of (id, the inputs' dtypes and shapes); 0 words when too long to cache.
@@ -42,15 +48,14 @@ int signature_key(std::uint64_t id, std::span<const Tensor> inputs, std::int64_t
 /// Which host tensors a graph's constants are: their element addresses, strides and
 /// dtypes (not their values: a graph holds its constants, Note [Graph functions]).
 std::int64_t constants_identity(const detail::GraphData& g) noexcept {
-  std::uint64_t h = 1469598103934665603ull;
-  const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  Fnv f;
   for (const detail::Value& v : g.values) {
     if (v.kind != detail::Value::Kind::constant) continue;
-    mix(reinterpret_cast<std::uintptr_t>(v.constant.data()));
-    mix(static_cast<std::uint64_t>(v.constant.dtype()));
-    for (int i = 0; i < v.constant.rank(); ++i) mix(static_cast<std::uint64_t>(v.constant.stride(i)));
+    f.mix(reinterpret_cast<std::uintptr_t>(v.constant.data()));
+    f.mix(static_cast<std::uint64_t>(v.constant.dtype()));
+    for (int i = 0; i < v.constant.rank(); ++i) f.mix(static_cast<std::uint64_t>(v.constant.stride(i)));
   }
-  return static_cast<std::int64_t>(h);
+  return static_cast<std::int64_t>(f.h);
 }
 
 /// The value under a shared key: the compiled graph and the traced program it came from,
@@ -76,10 +81,11 @@ int shared_key(const Graph& g, const CompileOptions& o, const std::int64_t* key,
 }
 
 /// The bytes a compiled graph accounts for in the cache (its nodes and values).
-std::size_t footprint(const CompiledGraph& c) {
-  const detail::GraphData& g = c.graph().data();
-  return sizeof(detail::Node) * g.nodes.size() + sizeof(detail::Value) * g.values.size() + 256 * static_cast<std::size_t>(c.num_steps());
+std::size_t graph_bytes(const Graph& graph) {
+  const detail::GraphData& g = graph.data();
+  return sizeof(detail::Node) * g.nodes.size() + sizeof(detail::Value) * g.values.size();
 }
+std::size_t footprint(const CompiledGraph& c) { return graph_bytes(c.graph()) + 256 * static_cast<std::size_t>(c.num_steps()); }
 
 }  // namespace
 
@@ -110,7 +116,7 @@ CompiledGraph Function::compiled(Session& s, std::span<const Tensor> inputs) con
   if (!shared)
     cache.insert(skey, slen, shash,
                  tenferro::detail::ErasedHandle(new SharedEntry{c, g}, [](void* p) noexcept { delete static_cast<SharedEntry*>(p); }),
-                 footprint(c) + sizeof(detail::Node) * g.data().nodes.size() + sizeof(detail::Value) * g.data().values.size());
+                 footprint(c) + graph_bytes(g));
   cache.insert(key, len, hash, tenferro::detail::ErasedHandle(new CompiledGraph(c), [](void* p) noexcept { delete static_cast<CompiledGraph*>(p); }),
                sizeof(CompiledGraph));
   return c;

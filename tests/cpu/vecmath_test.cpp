@@ -161,9 +161,10 @@ TEST(Vecmath, EveryLengthAndAliasingGiveTheSameValuesAndNoWritePastTheLine) {
       vm::tanh(z.data() + off, z.data() + off, n);
       for (std::int64_t i = off; i < off + n; ++i) EXPECT_EQ(z[i], whole[i]);
     }
-  std::vector<float> xf(x.begin(), x.end()), yf(xf.size(), -7.0f);
-  vm::exp(xf.data(), yf.data(), 5);
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(yf[i], yf[i]) << i;
+  std::vector<float> xf(x.begin(), x.end()), yf(xf.size(), -7.0f), wholef(xf.size());
+  vm::exp(xf.data(), wholef.data(), static_cast<std::int64_t>(xf.size()));
+  vm::exp(xf.data(), yf.data(), 5);  // a vector and a tail of one
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(yf[i], wholef[i]) << i;
   for (std::size_t i = 5; i < yf.size(); ++i) EXPECT_EQ(yf[i], -7.0f) << i;
 }
 
