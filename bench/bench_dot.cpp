@@ -136,6 +136,30 @@ void batched_4x4x1024(benchmark::State& st) {
 }
 BENCHMARK(batched_4x4x1024)->Name("batched/held/into/4x4x1024")->Unit(benchmark::kMicrosecond);
 
+// Note [Free axes looped over]: lhs [m1, m2, k] · rhs [k, n1, n2] into a result stored
+// [m1, n1, m2, n2] (free axes interleaved), against the same product into a compact
+// result (the yardstick: one GEMM, no layout cost). Args: side (m1 = n1), loop extent
+// (m2 = n2), k, and 1 for the interleaved result / 0 for the compact one.
+void interleaved_out(benchmark::State& st) {
+  const auto side = st.range(0), loop = st.range(1), k = st.range(2);
+  auto a = random({side, loop, k}, DType::f64, 1), b = random({k, side, loop}, DType::f64, 2);
+  const DotDims dims{.lhs_contracting = {2}, .rhs_contracting = {0}};
+  Tensor buffer = Tensor::zeros({side, side, loop, loop}, DType::f64);
+  const Tensor out = st.range(3) ? buffer.permute_view({0, 2, 1, 3}) : buffer.reshape_view({side, loop, side, loop});
+  HeldSession s = backend().open_session();
+  for (auto _ : st) {
+    dot_general_into(s, a, b, dims, out);
+    benchmark::ClobberMemory();
+  }
+  st.counters["ns/element"] = benchmark::Counter(static_cast<double>(out.numel()) * static_cast<double>(st.iterations()),
+                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(interleaved_out)
+    ->Name("dot/held/interleaved_out")
+    ->ArgNames({"side", "loop", "k", "interleaved"})
+    ->ArgsProduct({{8, 16, 48, 128}, {4, 16}, {4, 32, 128}, {1, 0}})
+    ->Unit(benchmark::kMicrosecond);
+
 void transpose_4096(benchmark::State& st) {
   constexpr std::int64_t n = 4096;
   auto a = random({n, n}, DType::f64, 1), out = Tensor::zeros({n, n}, DType::f64);

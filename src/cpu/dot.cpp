@@ -318,11 +318,14 @@ Tensor pack(Session& s, const Tensor& t, const std::int64_t* perm, DType d, bool
   return tmp;
 }
 
-void compact_batch_strides(const DotPlan& p, std::int64_t matrix, std::int64_t* out) {
+// Batch strides of a compact copy holding the matrix then the batch axes `side` holds
+// (a looped free axis of the other operand has stride 0 in it; out holds every axis).
+void compact_batch_strides(const DotPlan& p, std::int64_t matrix, DotPlan::Holder side, std::int64_t* out) {
   std::int64_t acc = matrix;
   for (int i = 0; i < p.nb; ++i) {
-    out[i] = acc;
-    acc *= p.bext[i];
+    const bool held = side == DotPlan::Holder::both || p.bholder[i] == DotPlan::Holder::both || p.bholder[i] == side;
+    out[i] = held ? acc : 0;
+    if (held) acc *= p.bext[i];
   }
 }
 
@@ -341,13 +344,13 @@ void blas_kernel(Session& s, const DotPlan& p, const Tensor& lhs, const Tensor& 
     lp = pack(s, lhs, p.lperm, p.dtype, p.conj_l);
     L = static_cast<const T*>(lp.data());
     a = {p.M, p.K, 1, p.M, false};
-    compact_batch_strides(p, p.M * p.K, lb);
+    compact_batch_strides(p, p.M * p.K, DotPlan::Holder::lhs, lb);
   }
   if (p.pack_r) {
     rp = pack(s, rhs, p.rperm, p.dtype, p.conj_r);
     R = static_cast<const T*>(rp.data());
     b = {p.K, p.N, 1, p.K, false};
-    compact_batch_strides(p, p.K * p.N, rb);
+    compact_batch_strides(p, p.K * p.N, DotPlan::Holder::rhs, rb);
   }
   T a_run = alpha, b_run = beta;
   if (p.pack_out) {  // compute into a compact temporary, then out = alpha·tmp + beta·out
@@ -358,7 +361,7 @@ void blas_kernel(Session& s, const DotPlan& p, const Tensor& lhs, const Tensor& 
     op = Tensor::empty(shape.span(), p.dtype);
     O = static_cast<T*>(const_cast<void*>(op.data()));
     c = {p.M, p.N, 1, p.M, false};
-    compact_batch_strides(p, p.M * p.N, ob);
+    compact_batch_strides(p, p.M * p.N, DotPlan::Holder::both, ob);
     a_run = T(1);
     b_run = T(0);
   }

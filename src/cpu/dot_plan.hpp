@@ -44,8 +44,13 @@ struct DotPlan {
   std::int64_t lm[kMaxDotAxes], lk[kMaxDotAxes], lb[kMaxDotAxes];
   std::int64_t rk[kMaxDotAxes], rn[kMaxDotAxes], rb[kMaxDotAxes];
   std::int64_t om[kMaxDotAxes], on[kMaxDotAxes], ob[kMaxDotAxes];
-  /// lhs axis order (M axes, K axes, B axes) and rhs order (K, N, B) used for packing.
+  /// lhs axis order (M axes, K axes, B axes it holds) and rhs order (K, N, B axes it
+  /// holds) used for packing.
   std::int64_t lperm[3 * kMaxDotAxes], rperm[3 * kMaxDotAxes];
+  /// Which operands hold each B axis: both (a batch axis), or one of them (a free axis
+  /// looped over, Note [Free axes looped over]; its stride in the other operand is 0).
+  enum class Holder : std::uint8_t { both, lhs, rhs };
+  Holder bholder[kMaxDotAxes];
   /// Which operands must be packed (copied compact in perm order, converted to the
   /// compute dtype and conjugated as needed) for BLAS, and whether out needs a temporary.
   bool pack_l = false, pack_r = false, pack_out = false;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "cpu/dot_plan.hpp"
 #include "support/test_util.hpp"
 
 using namespace tenferro;
@@ -153,6 +154,80 @@ TEST(DotGeneral, IntoStridedOutputsWithAlphaBeta) {
     for (auto a : c.dims.lhs_contracting) K *= lhs.extent(static_cast<int>(a));
     expect_matches(out, ref, 8 * (K + 4) * epsilon_of(d));
   }
+}
+
+// Note [Free axes looped over]: results whose free axes interleave in memory. Each case
+// gives the M and N extents, K, a batch extent (0: none), and the storage order of the
+// result's axes (result order [M..., N..., B]); the plan either loops over the free axes
+// outside its matrix (nb grows by `looped`) or, for thin matrices, computes into a
+// temporary.
+TEST(DotGeneral, InterleavedOutputsLoopFreeAxesOverGemms) {
+  struct Case {
+    std::vector<std::int64_t> m, n;
+    std::int64_t k, b;
+    std::vector<std::int64_t> store;
+    int looped;  // -1: computed into a temporary
+  };
+  const Case cases[] = {
+      {{48, 3}, {48, 2}, 5, 2, {0, 2, 1, 3, 4}, 2},   // [m1 n1 m2 n2 b]: M = m1, N = n1
+      {{64, 3}, {40, 2}, 4, 0, {2, 0, 3, 1}, 2},      // [n1 m1 n2 m2]: N first (Cᵀ)
+      {{8, 6, 3}, {48}, 7, 0, {0, 1, 3, 2}, 1},       // [m1 m2 n1 m3]: M = m1·m2
+      {{3, 40}, {50, 3}, 3, 2, {4, 1, 2, 0, 3}, -1},  // [b m2 n1 m1 n2]: no free axis at stride 1
+      {{4, 5}, {64, 2}, 6, 0, {0, 2, 1, 3}, -1},      // M = 4: too thin, a temporary
+      {{8, 3}, {16, 2}, 40, 1, {0, 2, 1, 3, 4}, -1},  // M = 8, K = 40 > 4·8: a temporary
+  };
+  CpuBackend backend;
+  std::mt19937_64 rng(17);
+  HeldSession s = backend.open_session();
+  int trial = 0;
+  for (const Case& c : cases)
+    for (DType d : kInexactDTypes) {
+      ++trial;
+      const int nm = static_cast<int>(c.m.size()), nn = static_cast<int>(c.n.size()), nb = c.b ? 1 : 0;
+      Shape ls, rs, out_shape;
+      DotDims dims;
+      for (auto e : c.m) ls.push_back(e), out_shape.push_back(e);
+      ls.push_back(c.k);
+      rs.push_back(c.k);
+      for (auto e : c.n) rs.push_back(e), out_shape.push_back(e);
+      dims.lhs_contracting = {nm};
+      dims.rhs_contracting = {0};
+      if (nb) {
+        ls.push_back(c.b), rs.push_back(c.b), out_shape.push_back(c.b);
+        dims.lhs_batch = {nm + 1};
+        dims.rhs_batch = {nn + 1};
+      }
+      dims.conj_lhs = is_complex(d) && (trial & 1);
+      dims.conj_rhs = is_complex(d) && (trial & 2);
+      const Tensor lhs = operand(rng, ls, d, trial % 3), rhs = operand(rng, rs, d, (trial + 1) % 3);
+      Shape buf_shape;
+      Dims to_buffer(static_cast<int>(c.store.size()), 0);
+      for (std::size_t j = 0; j < c.store.size(); ++j) {
+        buf_shape.push_back(out_shape[static_cast<int>(c.store[j])]);
+        to_buffer[static_cast<int>(c.store[j])] = static_cast<std::int64_t>(j);
+      }
+      const Tensor buffer = random_tensor(rng, buf_shape, d);
+      const Tensor out = buffer.permute_view(to_buffer.span());
+      ASSERT_EQ(out.shape(), out_shape);
+      SCOPED_TRACE("case " + std::to_string(trial) + " " + std::string(dtype_name(d)));
+      const bool with_beta = trial % 2 == 0;
+      const std::complex<double> alpha = is_complex(d) ? std::complex<double>(0.5, -1) : 0.5;
+      const std::complex<double> beta = !with_beta ? 0.0 : (is_complex(d) ? std::complex<double>(2, 1) : 2.0);
+      const Scalar sa = is_complex(d) ? Scalar(alpha) : Scalar(alpha.real()), sb = is_complex(d) ? Scalar(beta) : Scalar(beta.real());
+      // The plan the call takes.
+      detail::DotSignature sig;
+      detail::dot_infer("dot_general", lhs.shape().span(), d, rhs.shape().span(), d, dims, sig);
+      const detail::DotCall call{"dot_general", &lhs, &rhs, &out, &sig, &dims, &sa, &sb, nullptr};
+      detail::DotPlan plan;
+      detail::plan_dot(call, plan);
+      ASSERT_EQ(plan.path, detail::DotPath::blas);
+      EXPECT_EQ(plan.pack_out, c.looped < 0);
+      if (c.looped >= 0) EXPECT_EQ(plan.nb, nb + c.looped);
+      const Tensor before = to_contiguous(s, out);
+      const Tensor ref = reference(lhs, rhs, dims, out_shape, d, alpha, beta, &before);
+      dot_general_into(s, lhs, rhs, dims, out, sa, sb);
+      expect_matches(out, ref, 8 * (c.k + 4) * epsilon_of(d));
+    }
 }
 
 TEST(DotGeneral, BetaZeroDoesNotReadOut) {
