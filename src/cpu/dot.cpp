@@ -84,7 +84,7 @@ template <class F> void for_batches(const DotPlan& p, const std::int64_t* lb, co
 // compile time: the MC accumulators live in registers and the m loop unrolls, which is
 // what makes a batch of 4×4 products cost tens of nanoseconds each.
 template <class T, int MC>
-inline void small_columns(std::int64_t N, std::int64_t K, const T* l, std::int64_t lk, const T* r, std::int64_t rk, std::int64_t rn, T* o,
+TENFERRO_ALWAYS_INLINE void small_columns(std::int64_t N, std::int64_t K, const T* l, std::int64_t lk, const T* r, std::int64_t rk, std::int64_t rn, T* o,
                           std::int64_t om, std::int64_t on, T alpha, T beta) noexcept {
   for (std::int64_t n = 0; n < N; ++n) {
     T acc[MC] = {};
@@ -104,7 +104,7 @@ inline void small_columns(std::int64_t N, std::int64_t K, const T* l, std::int64
 
 // One small product over single-axis groups: direct strides, K innermost.
 template <class T, bool CL, bool CR>
-inline void small_product(const MatrixForm& f, const T* l, const T* r, T* o, T alpha, T beta) noexcept {
+TENFERRO_ALWAYS_INLINE void small_product_body(const MatrixForm& f, const T* l, const T* r, T* o, T alpha, T beta) noexcept {
   const std::int64_t M = f.M, N = f.N, K = f.K, lm = f.lm, lk = f.lk, rk = f.rk, rn = f.rn, om = f.om, on = f.on;
   const bool beta_zero = beta == T(0);
   if constexpr (!CL && !CR) {
@@ -147,6 +147,36 @@ inline void small_product(const MatrixForm& f, const T* l, const T* r, T* o, T a
       T& dst = o[m * om + n * on];
       dst = beta_zero ? alpha * acc : alpha * acc + beta * dst;
     }
+}
+
+// Note [Small products with AVX2]
+// The library is built for baseline x86-64 (no -march), where the small product's
+// column loops run two doubles per SSE2 instruction. Where the CPU has AVX2 the same
+// loops are compiled a second time for 256-bit vectors and chosen once at load time.
+// The build is ISO C++ (-std=c++20), so GCC contracts no multiply-add into an FMA
+// (-ffp-contract=off): both versions perform the same operations in the same order and
+// give bitwise equal results. Batches of 4×4 products (the language-model instances of
+// bench_einsum_instances) spend most of their time here. Products of fewer than 4 rows
+// (under one 256-bit vector of doubles) stay inline in the baseline loop, which keeps the
+// 2×2 fixed cost.
+#if defined(__x86_64__) && defined(__GNUC__)
+template <class T, bool CL, bool CR>
+[[gnu::noinline]] __attribute__((target("avx2"))) void small_product_avx2(const MatrixForm& f, const T* l, const T* r, T* o, T alpha,
+                                                                           T beta) noexcept {
+  small_product_body<T, CL, CR>(f, l, r, o, alpha, beta);
+}
+inline const bool kSmallProductAvx2 = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+#endif
+
+template <class T, bool CL, bool CR>
+TENFERRO_ALWAYS_INLINE void small_product(const MatrixForm& f, const T* l, const T* r, T* o, T alpha, T beta) noexcept {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (f.M >= 4 && kSmallProductAvx2) return small_product_avx2<T, CL, CR>(f, l, r, o, alpha, beta);
+#endif
+  small_product_body<T, CL, CR>(f, l, r, o, alpha, beta);
 }
 
 // Small path: offset tables for each group, then a plain triple loop per batch.

@@ -2,6 +2,7 @@
 // configurations: batch/contracting/free axes in random places, permuted and negative
 // strides, complex with conjugation, alpha/beta, zero extents; and every bad input.
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "cpu/dot_plan.hpp"
@@ -228,6 +229,43 @@ TEST(DotGeneral, InterleavedOutputsLoopFreeAxesOverGemms) {
       dot_general_into(s, lhs, rhs, dims, out, sa, sb);
       expect_matches(out, ref, 8 * (c.k + 4) * epsilon_of(d));
     }
+}
+
+// Note [Small products with AVX2]: the small path (AVX2 where the CPU has it) performs
+// the plain loop's operations in its order, so its values are bitwise those of
+// sum_k l[m,k]·r[k,n] accumulated from zero in k order, in every dtype.
+template <class T> void expect_plain_loop_values(const Tensor& l, const Tensor& r, const Tensor& got) {
+  const std::int64_t M = l.extent(0), K = l.extent(1), N = r.extent(1), B = l.extent(2);
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t n = 0; n < N; ++n)
+      for (std::int64_t m = 0; m < M; ++m) {
+        T acc{};
+        for (std::int64_t k = 0; k < K; ++k) acc += l.item<T>({m, k, b}) * r.item<T>({k, n, b});
+        const T v = got.item<T>({m, n, b});
+        ASSERT_EQ(std::memcmp(&v, &acc, sizeof(T)), 0) << "m " << m << " n " << n << " b " << b;
+      }
+}
+
+TEST(DotGeneral, SmallProductsAreBitwiseThePlainLoop) {
+  CpuBackend backend;
+  std::mt19937_64 rng(23);
+  HeldSession s = backend.open_session();
+  const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {2}, .rhs_batch = {2}};
+  for (DType d : kInexactDTypes)
+    for (std::int64_t M : {1, 3, 4, 5, 8, 13, 16, 64})
+      for (std::int64_t N : {1, 3, 7})
+        for (std::int64_t K : {1, 5, 16}) {
+          if (M * N * K > 4096) continue;
+          SCOPED_TRACE(std::string(dtype_name(d)) + " M " + std::to_string(M) + " N " + std::to_string(N) + " K " + std::to_string(K));
+          const Tensor l = random_tensor(rng, {M, K, 3}, d), r = random_tensor(rng, {K, N, 3}, d);
+          const Tensor got = dot_general(s, l, r, dims);
+          switch (d) {
+            case DType::f32: expect_plain_loop_values<float>(l, r, got); break;
+            case DType::f64: expect_plain_loop_values<double>(l, r, got); break;
+            case DType::c64: expect_plain_loop_values<c64>(l, r, got); break;
+            default: expect_plain_loop_values<c128>(l, r, got); break;
+          }
+        }
 }
 
 TEST(DotGeneral, BetaZeroDoesNotReadOut) {
