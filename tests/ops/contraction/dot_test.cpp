@@ -231,6 +231,33 @@ TEST(DotGeneral, InterleavedOutputsLoopFreeAxesOverGemms) {
     }
 }
 
+// Note [Contracted axes in the larger operand's order]: contracted axes contiguous in
+// both operands but in opposite orders: the plan packs the smaller operand.
+TEST(DotGeneral, OppositeContractedOrdersPackTheSmallerOperand) {
+  CpuBackend backend;
+  std::mt19937_64 rng(29);
+  HeldSession s = backend.open_session();
+  for (DType d : kInexactDTypes)
+    for (bool lhs_small : {true, false}) {
+      SCOPED_TRACE(std::string(dtype_name(d)) + (lhs_small ? " lhs small" : " rhs small"));
+      const std::int64_t m = lhs_small ? 40 : 300, n = lhs_small ? 300 : 40;
+      const Tensor lhs = random_tensor(rng, {4, 3, m}, d), rhs = random_tensor(rng, {3, 4, n}, d);
+      const DotDims dims{.lhs_contracting = {0, 1}, .rhs_contracting = {1, 0}};
+      const Tensor out = Tensor::zeros({m, n}, d);
+      detail::DotSignature sig;
+      detail::dot_infer("dot_general", lhs.shape().span(), d, rhs.shape().span(), d, dims, sig);
+      const Scalar one(1.0), zero(0.0);
+      const detail::DotCall call{"dot_general", &lhs, &rhs, &out, &sig, &dims, &one, &zero, nullptr};
+      detail::DotPlan plan;
+      detail::plan_dot(call, plan);
+      ASSERT_EQ(plan.path, detail::DotPath::blas);
+      EXPECT_EQ(plan.pack_l, lhs_small);
+      EXPECT_EQ(plan.pack_r, !lhs_small);
+      dot_general_into(s, lhs, rhs, dims, out);
+      expect_matches(out, reference(lhs, rhs, dims, {m, n}, d), 8 * 16 * epsilon_of(d));
+    }
+}
+
 // Note [Small products with AVX2]: the small path (AVX2 where the CPU has it) performs
 // the plain loop's operations in its order, so its values are bitwise those of
 // sum_k l[m,k]·r[k,n] accumulated from zero in k order, in every dtype.
