@@ -224,6 +224,57 @@ template <class E> void blocked_copy(Session& s, const LoopPlan<2>& plan, int b)
 constexpr std::int64_t kMinSide = 16;
 constexpr std::int64_t kMinElements = 1024;
 
+// ---------------------------------------------------------------- tiled kernel
+// Note [Tiled copy of short axes] (transpose_copy.hpp).
+constexpr std::int64_t kTileSide = 32;  // at least this many elements along A and B
+constexpr std::int64_t kTileMax = 512;  // table entries at most (an axis may overshoot)
+
+/// Byte offsets of every index of the axes `axes[0..n)` of `plan` for operand `op`
+/// (column-major over the listed axes).
+void tile_offsets(const LoopPlan<2>& plan, const int* axes, int n, int op, std::int64_t* out) noexcept {
+  out[0] = 0;
+  std::int64_t count = 1;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t e = plan.ext[axes[i]], st = plan.str[axes[i]][op];
+    for (std::int64_t x = 1; x < e; ++x)
+      for (std::int64_t j = 0; j < count; ++j) out[x * count + j] = out[j] + x * st;
+    count *= e;
+  }
+}
+
+template <class E> void tiled_copy(Session& s, const LoopPlan<2>& plan, const int* axes, int na, int nb) {
+  // axes: A (na), then B (nb), then the outer axes.
+  const int no = plan.rank - na - nb;
+  const int* outer = axes + na + nb;
+  std::int64_t da[kTileMax], sa[kTileMax], db[kTileMax], sb[kTileMax];
+  tile_offsets(plan, axes, na, 0, da);
+  tile_offsets(plan, axes, na, 1, sa);
+  tile_offsets(plan, axes + na, nb, 0, db);
+  tile_offsets(plan, axes + na, nb, 1, sb);
+  std::int64_t A = 1, B = 1, units = 1;
+  for (int i = 0; i < na; ++i) A *= plan.ext[axes[i]];
+  for (int i = 0; i < nb; ++i) B *= plan.ext[axes[na + i]];
+  for (int i = 0; i < no; ++i) units *= plan.ext[outer[i]];
+  parallel_for(s, units, A * B, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t u = lo; u < hi; ++u) {
+      char* d = plan.ptr[0];
+      const char* src = plan.ptr[1];
+      std::int64_t rest = u;
+      for (int k = 0; k < no && rest; ++k) {
+        const std::int64_t e = plan.ext[outer[k]], idx = rest % e;
+        rest /= e;
+        d += idx * plan.str[outer[k]][0];
+        src += idx * plan.str[outer[k]][1];
+      }
+      for (std::int64_t b = 0; b < B; ++b) {
+        char* dd = d + db[b];
+        const char* ss = src + sb[b];
+        for (std::int64_t a = 0; a < A; ++a) copy_elem<E>(dd + da[a], ss + sa[a]);
+      }
+    }
+  });
+}
+
 /// Calls f(TypeTag<E>) with E the copy unit of `es`-byte elements.
 template <class F> bool visit_size(std::size_t es, F&& f) {
   switch (es) {
@@ -254,8 +305,33 @@ bool try_blocked_transpose_copy(Session& s, const LoopPlan<2>& plan, std::size_t
   return visit_size(elem_size, [&](auto tag) { blocked_copy<typename decltype(tag)::type>(s, plan, b); });
 }
 
+bool try_tiled_copy(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) {
+  if (plan.rank < 3 || plan.numel < kMinElements || plan.ext[0] >= kMinSide) return false;
+  int axes[kMaxRank];
+  int na = 0;
+  std::int64_t A = 1;
+  while (na < plan.rank && A < kTileSide) {
+    axes[na] = na;
+    A *= plan.ext[na++];
+  }
+  if (A > kTileMax || na == plan.rank) return false;
+  // The other axes by |source stride|; B takes the fastest of them.
+  int nr = 0;
+  for (int k = na; k < plan.rank; ++k) {
+    int j = na + nr++;
+    for (; j > na && std::llabs(plan.str[axes[j - 1]][1]) > std::llabs(plan.str[k][1]); --j) axes[j] = axes[j - 1];
+    axes[j] = k;
+  }
+  if (plan.str[axes[na]][1] == 0) return false;  // a broadcast source: the fill lines
+  int nb = 0;
+  std::int64_t B = 1;
+  while (na + nb < plan.rank && B < kTileSide) B *= plan.ext[axes[na + nb++]];
+  if (B > kTileMax || B < kMinSide) return false;
+  return visit_size(elem_size, [&](auto tag) { tiled_copy<typename decltype(tag)::type>(s, plan, axes, na, nb); });
+}
+
 void run_copy_plan(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) {
-  if (try_blocked_transpose_copy(s, plan, elem_size)) return;
+  if (try_blocked_transpose_copy(s, plan, elem_size) || try_tiled_copy(s, plan, elem_size)) return;
   const bool known = visit_size(elem_size, [&](auto tag) { run_plan(s, plan, 1, copy_line<typename decltype(tag)::type>); });
   if (!known) throw InternalError("copy", "unexpected element size " + std::to_string(elem_size));
 }

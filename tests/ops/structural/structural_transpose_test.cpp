@@ -5,6 +5,7 @@
 // line-aligned columns), outer axes, strided destinations, one and two threads.
 #include <gmock/gmock.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "cpu/op_common.hpp"
@@ -49,8 +50,8 @@ bool same_bits(const Tensor& got, const Tensor& want) {
   return bad == 0;
 }
 
-/// Whether a copy from `src` into `dst` takes the blocked kernel.
-bool takes_blocked_kernel(Session& s, const Tensor& src, const Tensor& dst) {
+/// The copy plan from `src` into `dst`, handed to `kernel` (a try_* entry point).
+template <class K> bool takes_kernel(Session& s, const Tensor& src, const Tensor& dst, K kernel) {
   using namespace detail;
   const int r = dst.rank();
   std::int64_t shape[kMaxRank], sd[kMaxRank], ss[kMaxRank];
@@ -61,7 +62,27 @@ bool takes_blocked_kernel(Session& s, const Tensor& src, const Tensor& dst) {
   char* ptrs[2] = {static_cast<char*>(dst.mutable_data()), static_cast<char*>(const_cast<void*>(src.data()))};
   LoopPlan<2> plan;
   plan.build(r, shape, strides, ptrs);
-  return try_blocked_transpose_copy(s, plan, dtype_size(dst.dtype()));
+  return kernel(s, plan, dtype_size(dst.dtype()));
+}
+
+bool takes_blocked_kernel(Session& s, const Tensor& src, const Tensor& dst) {
+  return takes_kernel(s, src, dst, detail::try_blocked_transpose_copy);
+}
+
+/// `r` is `x` permuted by `perm` (r axis i = x axis perm[i]), bit for bit, any strides.
+void same_permuted_bits(const Tensor& r, const Tensor& x, const Dims& perm) {
+  const auto es = static_cast<std::int64_t>(dtype_size(x.dtype()));
+  int bad = 0;
+  for_each_index(r.shape(), [&](const Dims& idx) {
+    std::int64_t ro = r.offset(), xo = x.offset();
+    for (int i = 0; i < r.rank(); ++i) {
+      ro += idx[i] * r.stride(i);
+      xo += idx[i] * x.stride(static_cast<int>(perm[i]));
+    }
+    const auto* rb = static_cast<const char*>(r.data()) - r.offset() * es;
+    const auto* xb = static_cast<const char*>(x.data()) - x.offset() * es;
+    if (std::memcmp(rb + ro * es, xb + xo * es, static_cast<std::size_t>(es)) && bad++ < 5) ADD_FAILURE() << "differs at " << idx.to_string();
+  });
 }
 
 TEST(BlockedTranspose, WhichPlansQualify) {
@@ -147,19 +168,7 @@ TEST(BlockedTranspose, OuterAxesAndPermutations) {
     for (const auto& [shape, perm] : cases) {
       SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape.to_string() + " perm " + perm.to_string());
       const Tensor x = random_bits(rng, shape, dt);
-      const Tensor r = transpose(s, x, perm);
-      int bad = 0;
-      for_each_index(r.shape(), [&](const Dims& idx) {
-        Dims xi(shape.size(), 0);
-        for (int i = 0; i < perm.size(); ++i) xi[static_cast<int>(perm[i])] = idx[i];
-        const auto es = static_cast<std::int64_t>(dtype_size(dt));
-        std::int64_t ro = 0, xo = 0;
-        for (int i = 0; i < r.rank(); ++i) ro += idx[i] * r.stride(i);
-        for (int i = 0; i < x.rank(); ++i) xo += xi[i] * x.stride(i);
-        if (std::memcmp(static_cast<const char*>(r.data()) + ro * es, static_cast<const char*>(x.data()) + xo * es, static_cast<std::size_t>(es)) &&
-            bad++ < 5)
-          ADD_FAILURE() << "differs at " << idx.to_string();
-      });
+      same_permuted_bits(transpose(s, x, perm), x, perm);
     }
 }
 
@@ -188,6 +197,75 @@ TEST(BlockedTranspose, StridedDestinationAndSource) {
         changed += std::memcmp(after.data() + off, before.data() + off, es) != 0;
       }
     EXPECT_EQ(changed, 0);
+  }
+}
+
+// Note [Tiled copy of short axes]
+TEST(TiledCopy, WhichPlansQualify) {
+  CpuBackend backend;
+  auto s = backend.open_session();
+  std::mt19937_64 rng(7);
+  auto tiled = [&](const Tensor& src, const Tensor& dst) { return takes_kernel(s, src, dst, detail::try_tiled_copy); };
+  const Tensor x = random_tensor(rng, Shape(12, 2), DType::f64);
+  const Dims perm{3, 7, 0, 11, 5, 1, 9, 2, 10, 4, 8, 6};
+  EXPECT_TRUE(tiled(x.permute_view(perm.span()), Tensor::empty(Shape(12, 2).span(), DType::f64)));
+  // Same memory order (one line), a broadcast source, too few elements, long fast axes.
+  EXPECT_FALSE(tiled(x, Tensor::empty(Shape(12, 2).span(), DType::f64)));
+  EXPECT_FALSE(tiled(random_tensor(rng, {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, DType::f64).broadcast_view(Shape(12, 2).span()),
+                     Tensor::empty(Shape(12, 2).span(), DType::f64)));
+  const Tensor small = random_tensor(rng, Shape(8, 2), DType::f64);
+  EXPECT_FALSE(tiled(small.permute_view({7, 6, 5, 4, 3, 2, 1, 0}), Tensor::empty(Shape(8, 2).span(), DType::f64)));
+  const Tensor y = random_tensor(rng, {20, 3, 30}, DType::f32);
+  EXPECT_FALSE(tiled(y.permute_view({2, 1, 0}), Tensor::empty({30, 3, 20}, DType::f32)));
+}
+
+TEST(TiledCopy, ShortAxesPermutationsBitExact) {
+  // Random permutations of tensors of extents 2 and 3, every element size, through
+  // transpose and copy_into: compact, a negative-stride source, a strided destination
+  // (every other element of a larger buffer, the rest untouched), one and two threads.
+  CpuBackendOptions one;
+  one.num_threads = 1;
+  CpuBackend serial(one), parallel;
+  std::mt19937_64 rng(8);
+  for (CpuBackend* backend : {&serial, &parallel}) {
+    auto s = backend->open_session();
+    for (DType dt : kSizes)
+      for (int trial = 0; trial < 4; ++trial) {
+        const int rank = 10 + trial;
+        Shape shape;
+        for (int i = 0; i < rank; ++i) shape.push_back(2 + static_cast<std::int64_t>(rng() % 4 == 0));
+        Dims perm;
+        for (int i = 0; i < rank; ++i) perm.push_back(i);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape.to_string() + " perm " + perm.to_string());
+        const Tensor x = random_bits(rng, shape, dt);
+        const Tensor v = x.permute_view(perm.span());
+        EXPECT_TRUE(takes_kernel(s, v, Tensor::empty(v.shape().span(), dt), detail::try_tiled_copy));
+        same_permuted_bits(transpose(s, x, perm), x, perm);
+        // Negative strides on the source's first and last axes.
+        const Tensor neg = x.slice_view(0, Tensor::kSliceEnd, Tensor::kSliceEnd, -1).slice_view(rank - 1, Tensor::kSliceEnd, Tensor::kSliceEnd, -1);
+        const Tensor out = Tensor::empty(v.shape().span(), dt);
+        copy_into(s, neg.permute_view(perm.span()), out);
+        same_permuted_bits(out, neg, perm);
+        // A strided destination: axis 0 of a buffer twice as long, odd positions.
+        Shape big = v.shape();
+        big[0] = 2 * big[0];
+        const Tensor buf = random_bits(rng, big, dt);
+        const std::vector<unsigned char> before = snapshot(buf);
+        const Tensor dst = buf.slice_view(0, 1, big[0], 2);
+        copy_into(s, v, dst);
+        same_permuted_bits(dst, x, perm);
+        const Tensor even = buf.slice_view(0, 0, big[0], 2);
+        const std::vector<unsigned char> after = snapshot(buf);
+        const auto es = static_cast<std::int64_t>(dtype_size(dt));
+        int changed = 0;
+        for_each_index(even.shape(), [&](const Dims& idx) {
+          std::int64_t off = even.offset();
+          for (int i = 0; i < even.rank(); ++i) off += idx[i] * even.stride(i);
+          changed += std::memcmp(after.data() + off * es, before.data() + off * es, static_cast<std::size_t>(es)) != 0;
+        });
+        EXPECT_EQ(changed, 0);
+      }
   }
 }
 
