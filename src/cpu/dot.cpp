@@ -30,7 +30,9 @@ namespace {
 // medium products its start-up, barriers and sched_yield spinning cost more than the
 // split saves: str_mps_varying_inner_product_200 (200 medium GEMMs) ran in 19 ms on two
 // threads against 14 ms on one, with 10% of the time in sched_yield. Products below
-// kBlasThreadMinMadds multiply-adds (~0.1 ms on one core) therefore run on one thread.
+// kBlasThreadMinMadds multiply-adds (~0.1 ms on one core) therefore run on one thread;
+// larger ones are split over the session's threads (Note [Products split over the
+// session's threads]), OpenBLAS itself always runs on one.
 constexpr std::int64_t kBlasThreadMinMadds = std::int64_t{1} << 22;
 int blas_threads(const Session& s, std::int64_t M, std::int64_t N, std::int64_t K) noexcept {
   const double madds = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
@@ -337,6 +339,39 @@ void blas_product(bool swap, Mat a, const T* A, Mat b, const T* B, Mat c, T* C, 
   blas::gemm<T>(oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, static_cast<int>(c.cs));
 }
 
+// Note [Products split over the session's threads]
+// A product large enough for several threads (blas_threads) is split by the session,
+// not by OpenBLAS: the larger of the result's two sides is cut into one contiguous block
+// per thread, and each block is one single-threaded BLAS call on a session worker.
+// OpenBLAS's own threads are a second pool beside the session's: after each threaded
+// product they spin in sched_yield for a while, and on a machine with as many cores as
+// session threads they then take turns with the session's workers in the copies and
+// elementwise steps that follow (tensornetwork_permutation_focus_step409_316 spent 14% of
+// its two-thread time in __schedule and sched_yield and ran only 1.2× faster than on one
+// thread). OpenBLAS 0.3.7 and later serve concurrent single-threaded calls (its buffer
+// allocator locks); LAPACK calls keep OpenBLAS's threads (solve, qr_update).
+template <class T>
+void split_product(Session& s, int threads, bool swap, Mat a, const T* A, Mat b, const T* B, Mat c, T* C, T alpha, T beta) {
+  const bool by_cols = c.cols >= c.rows;
+  parallel_chunks(s, by_cols ? c.cols : c.rows, threads, [&](std::int64_t lo, std::int64_t hi) {
+    Mat as = a, bs = b, cs = c;
+    if (by_cols) {
+      bs.cols = cs.cols = hi - lo;
+      blas_product<T>(swap, as, A, bs, B + lo * b.cs, cs, C + lo * c.cs, alpha, beta);
+    } else {
+      as.rows = cs.rows = hi - lo;
+      blas_product<T>(swap, as, A + lo * a.rs, bs, B, cs, C + lo * c.rs, alpha, beta);
+    }
+  });
+}
+
+// One product on `threads` threads (split_product), or on the calling thread.
+template <class T>
+void product_on(Session& s, int threads, bool swap, Mat a, const T* A, Mat b, const T* B, Mat c, T* C, T alpha, T beta) {
+  if (threads > 1) split_product<T>(s, threads, swap, a, A, b, B, c, C, alpha, beta);
+  else blas_product<T>(swap, a, A, b, B, c, C, alpha, beta);
+}
+
 // Packs an operand: a compact copy in `perm` order, converted to the compute dtype and
 // conjugated when asked.
 Tensor pack(Session& s, const Tensor& t, const std::int64_t* perm, DType d, bool conj_it) {
@@ -397,9 +432,10 @@ void blas_kernel(Session& s, const DotPlan& p, const Tensor& lhs, const Tensor& 
   }
   const bool per_batch_small = p.M * p.N * p.K < 64 * 64 * 64;
   const int threads = per_batch_small ? fork_threads(s, p.batches, 2 * p.M * p.N * p.K) : 1;
-  blas::set_threads(threads > 1 ? 1 : blas_threads(s, p.M, p.N, p.K));
+  const int split = threads > 1 ? 1 : blas_threads(s, p.M, p.N, p.K);
+  blas::set_threads(1);
   const bool swap = p.swap_out && !p.pack_out;
-  auto one = [&](std::int64_t lo, std::int64_t ro, std::int64_t oo) { blas_product<T>(swap, a, L + lo, b, R + ro, c, O + oo, a_run, b_run); };
+  auto one = [&](std::int64_t lo, std::int64_t ro, std::int64_t oo) { product_on<T>(s, split, swap, a, L + lo, b, R + ro, c, O + oo, a_run, b_run); };
   if (threads > 1)
     parallel_chunks(s, p.batches, threads, [&](std::int64_t b0, std::int64_t b1) { for_batches(p, lb, rb, ob, b0, b1, one); });
   else
@@ -430,9 +466,9 @@ template <class T> [[gnu::noinline]] bool matrix_blas(Session& s, const DotCall&
   if (!writable_by_blas(M, N, om, on) || !blas_compatible(M, K, lm, lk, ma.conj) || !blas_compatible(K, N, rk, rn, mb.conj)) return false;
   auto fits = [](std::int64_t v) { return v >= 0 && v <= INT32_MAX; };
   if (!fits(M) || !fits(N) || !fits(K) || !fits(lm) || !fits(lk) || !fits(rk) || !fits(rn) || !fits(om) || !fits(on)) return false;
-  blas::set_threads(blas_threads(s, M, N, K));
-  blas_product<T>(false, ma, static_cast<const T*>(c.lhs->data()), mb, static_cast<const T*>(c.rhs->data()), Mat{M, N, om, on, false},
-                  static_cast<T*>(const_cast<void*>(c.out->data())), c.alpha->to<T>(), c.beta->to<T>());
+  blas::set_threads(1);
+  product_on<T>(s, blas_threads(s, M, N, K), false, ma, static_cast<const T*>(c.lhs->data()), mb, static_cast<const T*>(c.rhs->data()),
+                Mat{M, N, om, on, false}, static_cast<T*>(const_cast<void*>(c.out->data())), c.alpha->to<T>(), c.beta->to<T>());
   return true;
 }
 

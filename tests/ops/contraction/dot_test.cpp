@@ -258,6 +258,36 @@ TEST(DotGeneral, OppositeContractedOrdersPackTheSmallerOperand) {
     }
 }
 
+// Note [Products split over the session's threads]: products above the threading
+// threshold are cut into column (or row) blocks, one single-threaded BLAS call each, on
+// the session's workers; the values are those of one thread's call (same BLAS sums).
+TEST(DotGeneral, ProductsSplitOverThreadsMatchOneThread) {
+  CpuBackendOptions one, two;
+  one.num_threads = 1;
+  two.num_threads = 2;
+  CpuBackend serial(one), parallel(two);
+  std::mt19937_64 rng(31);
+  struct Case {
+    std::int64_t m, k, n, b;
+  };
+  const Case cases[] = {{600, 300, 700, 0}, {900, 300, 200, 0}, {130, 257, 140, 3}, {3000, 1500, 1, 0}};
+  for (DType d : {DType::f64, DType::c128, DType::f32})
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(dtype_name(d)) + " " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n));
+      const Shape ls = c.b ? Shape{c.m, c.k, c.b} : Shape{c.m, c.k}, rs = c.b ? Shape{c.k, c.n, c.b} : Shape{c.k, c.n};
+      const Tensor l = random_tensor(rng, ls, d), r = random_tensor(rng, rs, d);
+      DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}};
+      if (c.b) dims.lhs_batch = dims.rhs_batch = {2};
+      // A transposed lhs as well: the plan's Cᵀ orientation.
+      for (bool transposed : {false, true}) {
+        const Tensor lt = transposed ? with_layout(l, Layout::transposed) : l;
+        const Tensor a = serial.with_session([&](Session& s) { return dot_general(s, lt, r, dims); });
+        const Tensor b = parallel.with_session([&](Session& s) { return dot_general(s, lt, r, dims); });
+        expect_matches(b, a, 4 * c.k * epsilon_of(d));
+      }
+    }
+}
+
 // Note [Small products with AVX2]: the small path (AVX2 where the CPU has it) performs
 // the plain loop's operations in its order, so its values are bitwise those of
 // sum_k l[m,k]·r[k,n] accumulated from zero in k order, in every dtype.
