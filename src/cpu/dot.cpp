@@ -162,10 +162,23 @@ TENFERRO_ALWAYS_INLINE void small_product_body(const MatrixForm& f, const T* l, 
 // (under one 256-bit vector of doubles) stay inline in the baseline loop, which keeps the
 // 2×2 fixed cost.
 #if defined(__x86_64__) && defined(__GNUC__)
+// A lhs that is not column-major (lm != 1) is first copied into a compact column-major
+// block, so that the column loops vectorize over m instead of the triple loop reading it
+// with stride lm: the same sums in the same k order, so the same values.
 template <class T, bool CL, bool CR>
 [[gnu::noinline]] __attribute__((target("avx2"))) void small_product_avx2(const MatrixForm& f, const T* l, const T* r, T* o, T alpha,
                                                                            T beta) noexcept {
-  small_product_body<T, CL, CR>(f, l, r, o, alpha, beta);
+  if (f.lm == 1 || f.M * f.K > 4096) return small_product_body<T, CL, CR>(f, l, r, o, alpha, beta);
+  struct alignas(64) Buf {  // raw bytes: std::complex would be zeroed
+    unsigned char bytes[4096 * sizeof(T)];
+  } buf;
+  T* lb = reinterpret_cast<T*>(buf.bytes);
+  for (std::int64_t k = 0; k < f.K; ++k)
+    for (std::int64_t m = 0; m < f.M; ++m) lb[m + k * f.M] = l[m * f.lm + k * f.lk];
+  MatrixForm g = f;
+  g.lm = 1;
+  g.lk = f.M;
+  small_product_body<T, CL, CR>(g, lb, r, o, alpha, beta);
 }
 inline const bool kSmallProductAvx2 = [] {
   __builtin_cpu_init();

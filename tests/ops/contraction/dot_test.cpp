@@ -288,9 +288,10 @@ TEST(DotGeneral, ProductsSplitOverThreadsMatchOneThread) {
     }
 }
 
-// Note [Small products with AVX2]: the small path (AVX2 where the CPU has it) performs
-// the plain loop's operations in its order, so its values are bitwise those of
-// sum_k l[m,k]·r[k,n] accumulated from zero in k order, in every dtype.
+// Note [Small products with AVX2]: the small path (AVX2 where the CPU has it, with a
+// lhs that is not column-major copied compact first) performs the plain loop's
+// operations in its order, so its values are bitwise those of sum_k l[m,k]·r[k,n]
+// accumulated from zero in k order, in every dtype.
 template <class T> void expect_plain_loop_values(const Tensor& l, const Tensor& r, const Tensor& got) {
   const std::int64_t M = l.extent(0), K = l.extent(1), N = r.extent(1), B = l.extent(2);
   for (std::int64_t b = 0; b < B; ++b)
@@ -314,13 +315,16 @@ TEST(DotGeneral, SmallProductsAreBitwiseThePlainLoop) {
         for (std::int64_t K : {1, 5, 16}) {
           if (M * N * K > 4096) continue;
           SCOPED_TRACE(std::string(dtype_name(d)) + " M " + std::to_string(M) + " N " + std::to_string(N) + " K " + std::to_string(K));
-          const Tensor l = random_tensor(rng, {M, K, 3}, d), r = random_tensor(rng, {K, N, 3}, d);
-          const Tensor got = dot_general(s, l, r, dims);
-          switch (d) {
-            case DType::f32: expect_plain_loop_values<float>(l, r, got); break;
-            case DType::f64: expect_plain_loop_values<double>(l, r, got); break;
-            case DType::c64: expect_plain_loop_values<c64>(l, r, got); break;
-            default: expect_plain_loop_values<c128>(l, r, got); break;
+          // A compact lhs, and one stored transposed (copied compact by the AVX2 path).
+          const Tensor lc = random_tensor(rng, {M, K, 3}, d), r = random_tensor(rng, {K, N, 3}, d);
+          for (const Tensor& l : {lc, with_layout(lc, Layout::transposed)}) {
+            const Tensor got = dot_general(s, l, r, dims);
+            switch (d) {
+              case DType::f32: expect_plain_loop_values<float>(l, r, got); break;
+              case DType::f64: expect_plain_loop_values<double>(l, r, got); break;
+              case DType::c64: expect_plain_loop_values<c64>(l, r, got); break;
+              default: expect_plain_loop_values<c128>(l, r, got); break;
+            }
           }
         }
 }
