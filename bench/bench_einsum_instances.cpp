@@ -12,6 +12,8 @@
 // --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
 // environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
 // tensor networks); they have no suite path, so the yardstick is anneal.
+#include <cblas.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -407,6 +409,9 @@ int main(int argc, char** argv) {
   CpuBackend backend(bo);
   HeldSession s = backend.open_session();
   std::vector<Row> rows;
+  // Which kernels OpenBLAS runs: a CPU model it does not know gets its generic ones
+  // (docs/benchmarks.md, 2026-12-06 second sitting; OPENBLAS_CORETYPE overrides).
+  std::printf("BLAS kernels: OpenBLAS %s\n\n", openblas_get_corename());
   std::printf("| instance | n | suite exec ms | auto (choice) planning ms | auto exec ms | auto planning+exec / best | greedy exec ms | anneal %.3g s exec ms | predicted ms: suite / auto / greedy / anneal |\n", anneal_s);
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   std::vector<Case> cases = generated ? generated_cases() : read_cases(in);
