@@ -226,8 +226,10 @@ constexpr std::int64_t kMinElements = 1024;
 
 // ---------------------------------------------------------------- tiled kernel
 // Note [Tiled copy of short axes] (transpose_copy.hpp).
-constexpr std::int64_t kTileSide = 32;  // at least this many elements along A and B
-constexpr std::int64_t kTileMax = 512;  // table entries at most (an axis may overshoot)
+constexpr std::int64_t kTileSide = 32;          // A and B grow to at least this many elements,
+constexpr std::int64_t kTileGrow = 64;          // splitting an axis that would take them past this
+constexpr std::int64_t kTileMax = 512;          // (table entries at most, when it has no divisor)
+constexpr std::int64_t kTileMinElements = 64;   // smaller tiles: the line loop
 
 /// Byte offsets of every index of the axes `axes[0..n)` of `plan` for operand `op`
 /// (column-major over the listed axes).
@@ -306,28 +308,69 @@ bool try_blocked_transpose_copy(Session& s, const LoopPlan<2>& plan, std::size_t
 }
 
 bool try_tiled_copy(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) {
-  if (plan.rank < 3 || plan.numel < kMinElements || plan.ext[0] >= kMinSide) return false;
+  if (plan.rank < 2 || plan.numel < kMinElements) return false;
+  // The source's fastest axis (a zero stride is a broadcast: the fill lines).
+  int fastest = 0;
+  for (int k = 1; k < plan.rank; ++k)
+    if (std::llabs(plan.str[k][1]) < std::llabs(plan.str[fastest][1])) fastest = k;
+  if (plan.str[fastest][1] == 0) return false;
+  // Long lines in the memory order of both sides are what the line loop does best.
+  const bool short_lines = plan.ext[0] < kMinSide;
+  if (fastest == 0 && !short_lines) return false;
+  LoopPlan<2> q = plan;  // axes may be split: inner part in place, outer part appended
+  bool used[kMaxRank] = {};
+  // Takes q's axis k into a group of `size` elements; an axis that would take the group
+  // past kTileGrow is split at a divisor of its extent when it has one (the group then
+  // ends: `closed`). False when the axis cannot be taken.
+  auto take = [&](int k, std::int64_t& size, bool& closed, bool may_split) {
+    const std::int64_t e = q.ext[k];
+    if (size * e > kTileGrow && may_split) {
+      std::int64_t d = kTileGrow / size;
+      while (d >= 2 && e % d != 0) --d;
+      if (d >= 2 && q.rank < kMaxRank) {
+        q.ext[q.rank] = e / d;
+        q.str[q.rank][0] = q.str[k][0] * d;
+        q.str[q.rank][1] = q.str[k][1] * d;
+        ++q.rank;
+        q.ext[k] = d;
+        closed = true;
+      }
+    }
+    if (size * q.ext[k] > kTileMax) return false;
+    size *= q.ext[k];
+    used[k] = true;
+    return true;
+  };
   int axes[kMaxRank];
-  int na = 0;
-  std::int64_t A = 1;
-  while (na < plan.rank && A < kTileSide) {
-    axes[na] = na;
-    A *= plan.ext[na++];
+  int na = 0, nb = 0;
+  std::int64_t A = 1, B = 1;
+  bool closed = false;
+  // A: the destination's fastest axes. With short lines both groups take whole axes
+  // only (where that needs a split, as in a 9 × n transpose or [7, 57, 7290] from
+  // [7, 7290, 57], the line loop reads each source line several times from L1 and was
+  // measured faster than tiles); a long destination axis whose source stride the blocked
+  // kernel could not pair (n × 9 transposed) is split into tiles.
+  for (int k = 0; k < q.rank && A < kTileSide && !closed; ++k) {
+    if (!take(k, A, closed, !short_lines)) {
+      if (short_lines) return false;
+      break;
+    }
+    axes[na++] = k;
   }
-  if (A > kTileMax || na == plan.rank) return false;
-  // The other axes by |source stride|; B takes the fastest of them.
-  int nr = 0;
-  for (int k = na; k < plan.rank; ++k) {
-    int j = na + nr++;
-    for (; j > na && std::llabs(plan.str[axes[j - 1]][1]) > std::llabs(plan.str[k][1]); --j) axes[j] = axes[j - 1];
-    axes[j] = k;
+  // B: the unused axes by |source stride|, from the source's fastest.
+  closed = false;
+  while (B < kTileSide && !closed) {
+    int next = -1;
+    for (int k = 0; k < q.rank; ++k)
+      if (!used[k] && (next < 0 || std::llabs(q.str[k][1]) < std::llabs(q.str[next][1]))) next = k;
+    if (next < 0 || !take(next, B, closed, !short_lines)) break;
+    axes[na + nb++] = next;
   }
-  if (plan.str[axes[na]][1] == 0) return false;  // a broadcast source: the fill lines
-  int nb = 0;
-  std::int64_t B = 1;
-  while (na + nb < plan.rank && B < kTileSide) B *= plan.ext[axes[na + nb++]];
-  if (B > kTileMax || B < kMinSide) return false;
-  return visit_size(elem_size, [&](auto tag) { tiled_copy<typename decltype(tag)::type>(s, plan, axes, na, nb); });
+  if (A < 2 || B < (short_lines ? kMinSide : 2) || A * B < kTileMinElements) return false;
+  int no = na + nb;
+  for (int k = 0; k < q.rank; ++k)
+    if (!used[k]) axes[no++] = k;
+  return visit_size(elem_size, [&](auto tag) { tiled_copy<typename decltype(tag)::type>(s, q, axes, na, nb); });
 }
 
 void run_copy_plan(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) {

@@ -215,8 +215,36 @@ TEST(TiledCopy, WhichPlansQualify) {
                      Tensor::empty(Shape(12, 2).span(), DType::f64)));
   const Tensor small = random_tensor(rng, Shape(8, 2), DType::f64);
   EXPECT_FALSE(tiled(small.permute_view({7, 6, 5, 4, 3, 2, 1, 0}), Tensor::empty(Shape(8, 2).span(), DType::f64)));
-  const Tensor y = random_tensor(rng, {20, 3, 30}, DType::f32);
-  EXPECT_FALSE(tiled(y.permute_view({2, 1, 0}), Tensor::empty({30, 3, 20}, DType::f32)));
+  // Long lines along the source's fastest axis (every other element): the line loop.
+  const Tensor y = random_tensor(rng, {128, 40}, DType::f32);
+  EXPECT_FALSE(tiled(y.slice_view(0, 0, 128, 2), Tensor::empty({64, 40}, DType::f32)));
+  // A long destination axis over a short source side (9 × n transposed): split into
+  // tiles. The other way round (short destination lines, a long source axis) stays with
+  // the line loop.
+  const Tensor z = random_tensor(rng, {9, 5000}, DType::f64);
+  EXPECT_TRUE(tiled(z.transpose_view(), Tensor::empty({5000, 9}, DType::f64)));
+  const Tensor w = random_tensor(rng, {5000, 9}, DType::f64);
+  EXPECT_FALSE(tiled(w.transpose_view(), Tensor::empty({9, 5000}, DType::f64)));
+}
+
+TEST(TiledCopy, ShortSidesAndSplitAxesBitExact) {
+  // 2-D and 3-D transposes with a short side, including extents with no small divisor
+  // (a prime: the axis is taken whole or the plan declines), through copy_into.
+  CpuBackend backend;
+  auto s = backend.open_session();
+  std::mt19937_64 rng(9);
+  const std::pair<Shape, Dims> cases[] = {{{9, 5000}, {1, 0}},     {{5000, 9}, {1, 0}},       {{3, 4099}, {1, 0}},
+                                          {{4099, 5}, {1, 0}},     {{3402, 9, 8}, {1, 0, 2}}, {{7, 730, 57}, {0, 2, 1}},
+                                          {{6, 1000, 7}, {2, 1, 0}}, {{2, 3, 1000}, {2, 0, 1}}};
+  for (DType dt : kSizes)
+    for (const auto& [shape, perm] : cases) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape.to_string() + " perm " + perm.to_string());
+      const Tensor x = random_bits(rng, shape, dt);
+      const Tensor v = x.permute_view(perm.span());
+      const Tensor out = Tensor::empty(v.shape().span(), dt);
+      copy_into(s, v, out);
+      same_permuted_bits(out, x, perm);
+    }
 }
 
 TEST(TiledCopy, ShortAxesPermutationsBitExact) {
