@@ -13,6 +13,7 @@
 #include "cpu/dot_plan.hpp"
 #include "cpu/op_common.hpp"
 #include "cpu/parallel.hpp"
+#include "cpu/strided_loop.hpp"
 #include "cpu/transpose_copy.hpp"
 
 namespace tenferro {
@@ -42,17 +43,6 @@ int blas_threads(const Session& s, std::int64_t M, std::int64_t N, std::int64_t 
 template <class T, bool Conj> inline T maybe_conj(T v) noexcept {
   if constexpr (Conj && is_complex_v<T>) return std::conj(v);
   else return v;
-}
-
-// Element offsets of every index of a group of axes (column-major order of the group).
-void offsets(int n, const std::int64_t* ext, const std::int64_t* str, std::int64_t* out) noexcept {
-  out[0] = 0;
-  std::int64_t count = 1;
-  for (int a = 0; a < n; ++a) {
-    for (std::int64_t i = 1; i < ext[a]; ++i)
-      for (std::int64_t j = 0; j < count; ++j) out[i * count + j] = out[j] + i * str[a];
-    count *= ext[a];
-  }
 }
 
 // Per-batch element offsets of the three operands, for batch indices [b0, b1).
@@ -198,12 +188,12 @@ TENFERRO_ALWAYS_INLINE void small_product(const MatrixForm& f, const T* l, const
 template <class T, bool CL, bool CR>
 void small_kernel(Session& s, const DotPlan& p, const T* L, const T* R, T* O, T alpha, T beta) {
   std::int64_t lmo[64], lko[64], rko[64], rno[64], omo[64], ono[64];
-  offsets(p.nm, p.mext, p.lm, lmo);
-  offsets(p.nk, p.kext, p.lk, lko);
-  offsets(p.nk, p.kext, p.rk, rko);
-  offsets(p.nn, p.next, p.rn, rno);
-  offsets(p.nm, p.mext, p.om, omo);
-  offsets(p.nn, p.next, p.on, ono);
+  axis_offsets(p.nm, p.mext, p.lm, lmo);
+  axis_offsets(p.nk, p.kext, p.lk, lko);
+  axis_offsets(p.nk, p.kext, p.rk, rko);
+  axis_offsets(p.nn, p.next, p.rn, rno);
+  axis_offsets(p.nm, p.mext, p.om, omo);
+  axis_offsets(p.nn, p.next, p.on, ono);
   const std::int64_t M = p.M, N = p.N, K = p.K;
   const bool beta_zero = beta == T(0);
   if (p.nm <= 1 && p.nn <= 1 && p.nk <= 1) {  // every group one axis: no tables

@@ -122,4 +122,17 @@ template <int N> struct LoopPlan {
   }
 };
 
+/// Offsets (in the strides' unit) of every index of a group of axes, column-major over
+/// the group: out[i0 + e0*(i1 + e1*...)] = sum of i_a * str[a]. `out` holds the product
+/// of the extents.
+inline void axis_offsets(int n, const std::int64_t* ext, const std::int64_t* str, std::int64_t* out) noexcept {
+  out[0] = 0;
+  std::int64_t count = 1;
+  for (int a = 0; a < n; ++a) {
+    for (std::int64_t i = 1; i < ext[a]; ++i)
+      for (std::int64_t j = 0; j < count; ++j) out[i * count + j] = out[j] + i * str[a];
+    count *= ext[a];
+  }
+}
+
 }  // namespace tenferro::detail

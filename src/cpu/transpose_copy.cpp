@@ -234,14 +234,9 @@ constexpr std::int64_t kTileMinElements = 64;   // smaller tiles: the line loop
 /// Byte offsets of every index of the axes `axes[0..n)` of `plan` for operand `op`
 /// (column-major over the listed axes).
 void tile_offsets(const LoopPlan<2>& plan, const int* axes, int n, int op, std::int64_t* out) noexcept {
-  out[0] = 0;
-  std::int64_t count = 1;
-  for (int i = 0; i < n; ++i) {
-    const std::int64_t e = plan.ext[axes[i]], st = plan.str[axes[i]][op];
-    for (std::int64_t x = 1; x < e; ++x)
-      for (std::int64_t j = 0; j < count; ++j) out[x * count + j] = out[j] + x * st;
-    count *= e;
-  }
+  std::int64_t ext[kMaxRank], str[kMaxRank];
+  for (int i = 0; i < n; ++i) ext[i] = plan.ext[axes[i]], str[i] = plan.str[axes[i]][op];
+  axis_offsets(n, ext, str, out);
 }
 
 template <class E> void tiled_copy(Session& s, const LoopPlan<2>& plan, const int* axes, int na, int nb) {
