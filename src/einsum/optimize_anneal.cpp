@@ -2,25 +2,38 @@
 //
 // Note [Anneal: restarts, then subtree reconfiguration]
 // Two phases, both randomized from PlanOptions::seed with splitmix64:
-//  1. Randomized greedy restarts (cotengra's hyper-greedy): each restart draws a size
-//     weight `costmod` in [0.1, 4] and a temperature log-uniform in [0.001, 1] and runs
-//     the greedy planner with Gumbel noise on its scores, every other one with the
-//     bonds-only candidate rule. The deterministic greedy trees (both rules) are the
-//     start, so the result is never worse than greedy. A quarter of the budget (under
-//     automatic 3%).
+//  1. Randomized restarts from the best starting tree (Note [Starting trees]: greedy
+//     with both candidate rules, label elimination by size and by fill), so the result
+//     is never worse than greedy. Of every four restarts, two run greedy (cotengra's
+//     hyper-greedy: a size weight `costmod` in [0.1, 4] and a temperature log-uniform in
+//     [0.001, 1], Gumbel noise on the scores; one of them with the bonds-only rule) and
+//     two run label elimination (by size, by fill) with a Gumbel temperature in
+//     [0.1, 1.5]: on gm_queen5_5_3 that took a 20 ms anneal from 1.2 s predicted to
+//     0.49 s. A quarter of the budget (under automatic 3%).
 // Trees are compared by the objective (PlanOptions::objective: the time model of
 // Note [Einsum time model] or flops); "flops" below means the objective's step cost.
 //  2. Subtree reconfiguration (cotengra's subtree_reconfigure; Gray & Kourtis,
 //     "Hyper-optimized tensor network contraction", Quantum 5, 410 (2021)) of the best
 //     tree: pick an internal node (half the time weighted by its flops, which aims the
 //     search at the steps that dominate the cost), grow a frontier below it to at most
-//     4–10 nodes by expanding frontier nodes (the largest or a random one), and replace
-//     the steps between the node and its frontier by the exact optimum of that small
-//     network (SubsetDp: the frontier's labels as operands, the node's labels as output).
+//     4–10 nodes (Note [Growing frontiers]) by expanding frontier nodes (the largest or
+//     a random one), and replace the steps between the node and its frontier by the
+//     exact optimum of that small network (SubsetDp: the frontier's labels as
+//     operands, the node's labels as output).
 //     The node's labels and every node outside the subtree are unchanged, so only the
 //     new internal steps need new labels and flops. The optimum is never worse than the
 //     current subtree; equal-cost rewrites are kept too, which lets the tree drift over
 //     plateaus.
+//
+// Note [Growing frontiers]
+// A rewrite solves its frontier exactly, in 3^k splits: 10 nodes cost about 1.4 ms, 5
+// nodes 10 µs (light_415, whose 675 labels make every set operation 11 words). Small
+// rewrites find most early gains, large ones the gains small ones cannot reach. The
+// frontier therefore starts at kMinFrontier (or one more, at random) and grows by one
+// after every kGrowAfter rewrites in a row without a gain, back to the start at each
+// gain. Against the earlier fixed mix (10, 8 or 6 nodes), a 20 ms anneal of
+// gm_queen5_5_3 went from 3.4 to 1.2 s predicted and of light_415 from 21 to 14 ms; at
+// 1 s both end within 5% of the fixed mix (docs/benchmarks.md, 2026-12-06 third sitting).
 // A trial is one greedy restart or one subtree rewrite. Both phases stop at whichever of
 // the time budget and the trial budget comes first, so for a given seed and max_trials
 // (with time to spare) the tree is deterministic.
@@ -40,6 +53,13 @@ using Clock = std::chrono::steady_clock;
 // Up to this many operands anneal returns the optimal optimizer's tree (the DP tries
 // every split there: see optimize_optimal.cpp).
 constexpr int kAnnealExactMax = 10;
+// Frontier sizes of a subtree rewrite (Note [Growing frontiers]) and the rewrites
+// without a gain after which the frontier grows by one.
+constexpr int kMinFrontier = 4;
+constexpr int kMaxFrontier = 10;
+constexpr std::int64_t kGrowAfter = 64;
+// The stall rule of Note [Anneal budget] applies from this fraction of the soft limit on.
+constexpr double kStallFloor = 1.0 / 8;
 
 // Budget and progress reporting (PlanOptions::progress, else stderr), about once a
 // second after the first second.
@@ -48,14 +68,17 @@ constexpr int kAnnealExactMax = 10;
 // With a planning fraction (automatic; Note [Automatic planning]), `limit` is the hard
 // budget (the caller's: at most the fraction of the greedy tree's predicted time) and
 // the search also stops softly, once both hold:
-//  - the time spent exceeds the fraction of the best tree's predicted time (`soft`,
-//    updated as trees improve), and
+//  - the time spent exceeds kStallFloor of the fraction of the best tree's predicted
+//    time (`soft`, updated as trees improve), and
 //  - planning no longer pays: the second half of the search so far lowered the best
 //    tree's predicted time by less than that half took.
 // A search that keeps finding much faster trees thus runs on to the hard budget; one
 // whose gains have become smaller than their cost stops (on the suite's language models,
 // trees within 1% of a 2 s anneal's after ~2 ms instead of the 12-22 ms a trial-count
-// stall rule spent). The rule reads the clock, so a loaded machine may stop at another
+// stall rule spent). The stall test starts at kStallFloor of the soft limit, not at the
+// limit itself: the MERA networks found their final trees after 5 ms of a 93 ms budget
+// (fraction 0.1 of 0.93 s) and searched on without a gain; they now stop at 12 ms. The
+// rule reads the clock, so a loaded machine may stop at another
 // tree; max_trials makes a search deterministic. Nothing is printed: the user did not
 // ask for a search.
 class Budget {
@@ -70,7 +93,7 @@ class Budget {
       return true;
     const double t = elapsed();
     if (t >= f * limit_) return true;
-    if (!quiet_ || t < f * soft_ || history_.empty()) return false;
+    if (!quiet_ || t < f * soft_ * kStallFloor || history_.empty()) return false;
     return predicted_at(t / 2) - history_.back().second < t / 2;
   }
   // A better tree, predicted to take `seconds`: the soft limit becomes `fraction` of it.
@@ -169,12 +192,12 @@ class Reconfigurer {
   Reconfigurer(const PreparedNetwork& net, TreeState& t, const StepModel& model) : net_(net), t_(t), model_(model) {}
 
   // One rewrite around a randomly chosen node; returns the change in total flops (<= 0).
-  double trial(std::uint64_t& rng) {
+  double trial(std::uint64_t& rng, int grow) {
     const int n = t_.n, W = t_.W;
     const int r = pick_root(rng);
     // Frontier growth.
     const double u = next_uniform(rng);
-    const int kmax = u < 0.1 ? 10 : u < 0.4 ? 6 : 8;
+    const int kmax = std::min(kMaxFrontier, kMinFrontier + grow + (u < 0.5 ? 0 : 1));
     inner_.assign(1, r);
     frontier_.assign({t_.left[r], t_.right[r]});
     while (static_cast<int>(frontier_.size()) < kmax) {
@@ -265,18 +288,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   };
   std::uint64_t rng = options.seed ^ 0x5EEDC0FFEE123457ull;
   GreedyPlanner greedy;
-  if (!start_from_steps) greedy.run(net, {}, steps);
-  double best = tree_cost(net, steps, model);
-  if (!start_from_steps) {
-    GreedyParams bonds;
-    bonds.bonds_only = true;
-    std::vector<Step> alt;
-    greedy.run(net, bonds, alt);
-    if (const double c = tree_cost(net, alt, model); c < best) {
-      best = c;
-      steps.swap(alt);
-    }
-  }
+  double best = start_from_steps ? tree_cost(net, steps, model) : starting_tree(net, greedy, steps, model);
   update_limit(best, steps);
   budget.tick(best);
 
@@ -287,12 +299,20 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   std::vector<Step> candidate;
   const double phase1 = fraction > 0 ? 0.03 : 0.25;
   while (!budget.used(phase1)) {
-    GreedyParams p;
-    p.costmod = 0.1 + 3.9 * next_uniform(rng);
-    p.temperature = std::exp2(-10 * next_uniform(rng));  // 2^-10 .. 1
-    p.rng = &rng;
-    p.bonds_only = (budget.trials & 1) != 0;  // alternate the two candidate rules
-    greedy.run(net, p, candidate);
+    if (budget.trials & 2) {
+      EliminationParams e;
+      e.fill = (budget.trials & 1) != 0;
+      e.temperature = 0.1 + 1.4 * next_uniform(rng);
+      e.rng = &rng;
+      greedy.eliminate(net, e, candidate);
+    } else {
+      GreedyParams p;
+      p.costmod = 0.1 + 3.9 * next_uniform(rng);
+      p.temperature = std::exp2(-10 * next_uniform(rng));  // 2^-10 .. 1
+      p.rng = &rng;
+      p.bonds_only = (budget.trials & 1) != 0;  // alternate the two candidate rules
+      greedy.run(net, p, candidate);
+    }
     const double f = tree_cost(net, candidate, model);
     if (f < best) {
       best = f;
@@ -308,9 +328,10 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   tree.build(net, steps, model);
   Reconfigurer re(net, tree, model);
   double current = tree.total();
-  std::int64_t since_resum = 0;
+  std::int64_t since_resum = 0, stalled = 0;
   while (!budget.used(1.0)) {
-    const double delta = re.trial(rng);
+    const double delta = re.trial(rng, static_cast<int>(stalled / kGrowAfter));
+    stalled = delta < -1e-9 * current ? 0 : stalled + 1;
     if (delta != 0 && ++since_resum >= 64) {
       current = tree.total();  // bound the drift of the running sum
       since_resum = 0;

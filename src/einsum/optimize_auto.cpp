@@ -7,7 +7,9 @@
 // PlanOptions::planning_fraction of the predicted time of the best tree found so far
 // (never more than time_budget_s):
 //  1. n <= 3: the exact answer directly (two operands need no planning at all).
-//  2. The deterministic greedy tree, as the baseline and the yardstick for the budget.
+//  2. The starting tree (Note [Starting trees]: the best of greedy's two rules and of
+//     label elimination by size and by fill), as the baseline and the yardstick for the
+//     budget.
 //  3. A chain (each operand shares summed labels with at most two others, the graph is
 //     a path: matrix chains, MPS-like rows): the exact interval DP along the chain,
 //     O(n^3) steps (the matrix-chain algorithm, Cormen et al. §15.2), when its estimated
@@ -185,17 +187,8 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   }
   const auto t0 = Clock::now();
   thread_local GreedyPlanner greedy;
-  thread_local std::vector<Step> greedy_steps, bonds_steps;
-  greedy.run(net, {}, greedy_steps);
-  double greedy_cost = tree_cost(net, greedy_steps, model);
-  // The bonds-only variant (GreedyParams::bonds_only) as a second baseline.
-  GreedyParams bonds;
-  bonds.bonds_only = true;
-  greedy.run(net, bonds, bonds_steps);
-  if (const double c = tree_cost(net, bonds_steps, model); c < greedy_cost) {
-    greedy_cost = c;
-    greedy_steps.swap(bonds_steps);
-  }
+  thread_local std::vector<Step> greedy_steps;
+  double greedy_cost = starting_tree(net, greedy, greedy_steps, model);
   const StepModel seconds_model(PlanObjective::time, model.m);
   const double predicted = model.time ? greedy_cost : tree_cost(net, greedy_steps, seconds_model);
   double budget = std::min(options.time_budget_s, options.planning_fraction * predicted) - seconds_since(t0);

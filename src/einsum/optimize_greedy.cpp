@@ -29,9 +29,9 @@ struct CandidateGreater {
 
 }  // namespace
 
-// Result labels of a·b and their size: a label of a ∪ b stays when it is in the output or a
+// Result labels of a·b and their size (result_size): a label of a ∪ b stays when it is in the output or a
 // live node other than a and b holds it (Note [Intermediate labels]).
-double GreedyPlanner::score(int a, int b, const PreparedNetwork& net, const GreedyParams& params) {
+double GreedyPlanner::result_size(int a, int b, const PreparedNetwork& net) const {
   const int W = words_;
   const Word* A = &bits_[static_cast<std::size_t>(a) * W];
   const Word* B = &bits_[static_cast<std::size_t>(b) * W];
@@ -45,7 +45,11 @@ double GreedyPlanner::score(int a, int b, const PreparedNetwork& net, const Gree
       if (others > 0 || (net.output[w] & m)) result *= net.extent[l];
     }
   }
-  double s = result - params.costmod * (size_[a] + size_[b]);
+  return result;
+}
+
+double GreedyPlanner::score(int a, int b, const PreparedNetwork& net, const GreedyParams& params) {
+  double s = result_size(a, b, net) - params.costmod * (size_[a] + size_[b]);
   if (params.temperature > 0) {
     // Gumbel-perturbed log score: softmin sampling among the candidates of similar score.
     s = std::copysign(std::log2(1.0 + std::fabs(s)), s);
@@ -102,13 +106,12 @@ int GreedyPlanner::merge(int a, int b, const PreparedNetwork& net) {
   return c;
 }
 
-void GreedyPlanner::run(const PreparedNetwork& net, const GreedyParams& params, std::vector<Step>& steps) {
+void GreedyPlanner::start(const PreparedNetwork& net, std::vector<Step>& steps) {
   const int n = net.n, W = net.words, nodes = 2 * n - 1;
   words_ = W;
   next_ = n;
   steps.clear();
-  if (n < 2) return;
-  steps.reserve(static_cast<std::size_t>(n - 1));
+  steps.reserve(static_cast<std::size_t>(std::max(n - 1, 0)));
   bits_.resize(static_cast<std::size_t>(nodes) * W);
   std::copy(net.inputs.begin(), net.inputs.end(), bits_.begin());
   size_.resize(nodes);
@@ -124,20 +127,10 @@ void GreedyPlanner::run(const PreparedNetwork& net, const GreedyParams& params, 
       for (Word x = I[w]; x != 0; x &= x - 1) holders_[w * 64 + std::countr_zero(x)].push_back(i);
   }
   heap_.clear();
-  for (int i = 0; i < n; ++i) push_pairs_of(i, i + 1, net, params);
+}
 
-  // Phase 1: pairs sharing a label.
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), CandidateGreater{});
-    const Candidate c = heap_.back();
-    heap_.pop_back();
-    if (!alive_[c.a] || !alive_[c.b]) continue;
-    const int node = merge(c.a, c.b, net);
-    steps.emplace_back(c.a, c.b);
-    push_pairs_of(node, 0, net, params);
-  }
-
-  // Phase 2: outer products of what is left, the two smallest first (ties: smaller id).
+void GreedyPlanner::join_rest(const PreparedNetwork& net, std::vector<Step>& steps) {
+  heap_.clear();
   for (int i = 0; i < next_; ++i)
     if (alive_[i]) heap_.push_back({size_[i], i, i});
   std::make_heap(heap_.begin(), heap_.end(), CandidateGreater{});
@@ -153,6 +146,26 @@ void GreedyPlanner::run(const PreparedNetwork& net, const GreedyParams& params, 
     heap_.push_back({size_[node], node, node});
     std::push_heap(heap_.begin(), heap_.end(), CandidateGreater{});
   }
+}
+
+void GreedyPlanner::run(const PreparedNetwork& net, const GreedyParams& params, std::vector<Step>& steps) {
+  start(net, steps);
+  if (net.n < 2) return;
+  for (int i = 0; i < net.n; ++i) push_pairs_of(i, i + 1, net, params);
+
+  // Phase 1: pairs sharing a label.
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), CandidateGreater{});
+    const Candidate c = heap_.back();
+    heap_.pop_back();
+    if (!alive_[c.a] || !alive_[c.b]) continue;
+    const int node = merge(c.a, c.b, net);
+    steps.emplace_back(c.a, c.b);
+    push_pairs_of(node, 0, net, params);
+  }
+
+  // Phase 2: outer products of what is left, the two smallest first (ties: smaller id).
+  join_rest(net, steps);
 }
 
 }  // namespace tenferro::einsum_detail

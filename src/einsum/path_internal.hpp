@@ -170,11 +170,20 @@ struct GreedyParams {
   bool bonds_only = false;
 };
 
-/// Greedy planner with buffers reused across runs (no allocation once warm).
+/// Parameters of one elimination run (Note [Label elimination] in optimize_eliminate.cpp).
+struct EliminationParams {
+  bool fill = false;             ///< next label: fewest new co-held label pairs (else smallest result)
+  double temperature = 0.0;      ///< Gumbel noise on the score; 0: deterministic
+  std::uint64_t* rng = nullptr;  ///< state of a splitmix64 generator when temperature > 0
+};
+
+/// Greedy planners with buffers reused across runs (no allocation once warm).
 class GreedyPlanner {
  public:
   /// Plans `net` into `steps` (tree numbering: the k-th step creates node n + k).
   void run(const PreparedNetwork& net, const GreedyParams& params, std::vector<Step>& steps);
+  /// Plans `net` by eliminating summed labels one at a time (optimize_eliminate.cpp).
+  void eliminate(const PreparedNetwork& net, const EliminationParams& params, std::vector<Step>& steps);
 
  private:
   struct Candidate {
@@ -184,6 +193,14 @@ class GreedyPlanner {
   void push_pairs_of(int node, int min_other, const PreparedNetwork& net, const GreedyParams& params);
   double score(int a, int b, const PreparedNetwork& net, const GreedyParams& params);
   int merge(int a, int b, const PreparedNetwork& net);
+  // Resets the live set to the operands, with their sizes and each label's holders.
+  void start(const PreparedNetwork& net, std::vector<Step>& steps);
+  // Joins the live nodes by outer products, the two smallest first.
+  void join_rest(const PreparedNetwork& net, std::vector<Step>& steps);
+  // eliminate(): the size of a·b's result (labels another live node or the output holds).
+  double result_size(int a, int b, const PreparedNetwork& net) const;
+  // eliminate(): the score of summed label l (smaller is eliminated first).
+  double elimination_score(int l, const PreparedNetwork& net, const EliminationParams& params);
 
   int words_ = 1;
   int next_ = 0;
@@ -194,7 +211,18 @@ class GreedyPlanner {
   std::vector<std::vector<int>> holders_;  // live nodes holding each label
   std::vector<Candidate> heap_;
   std::vector<Word> tmp_;
+  // eliminate() only.
+  std::vector<Word> adjacent_;   // per label: the labels some live node holds with it (num_labels * words)
+  std::vector<double> label_score_;
+  std::vector<char> dirty_;
+  std::vector<int> candidates_, group_;
+  std::vector<Word> touched_;
 };
+
+/// The best of the constructive trees (Note [Starting trees] in optimize_eliminate.cpp)
+/// into `steps`; returns its cost under `model`.
+double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
+                     const StepModel& model);
 
 // --- optimal (optimize_optimal.cpp) ----------------------------------------------------
 

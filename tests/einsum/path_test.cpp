@@ -618,7 +618,9 @@ TEST(Plan, AutomaticIsExactOnSmallNetworksAndNeverPredictedSlowerThanGreedy) {
         << n;
     // The default budget is wall-clock (Note [Anneal budget]): deterministic only where no
     // search runs (plan_auto_test checks determinism with a trial budget).
-    if (n <= 6) EXPECT_EQ(plan_contraction(net, {}).steps, a.tree.steps) << "deterministic, n = " << n;
+    if (n <= 6) {
+      EXPECT_EQ(plan_contraction(net, {}).steps, a.tree.steps) << "deterministic, n = " << n;
+    }
   }
   // A lower optimal_max_operands keeps automatic off the subset DP.
   const auto net = random_network(rng, 6);
