@@ -330,6 +330,7 @@ const char* optimizer_name(tenferro::EinsumOptimizer o) {
     case tenferro::EinsumOptimizer::optimal: return "optimal";
     case tenferro::EinsumOptimizer::anneal: return "anneal";
     case tenferro::EinsumOptimizer::chain: return "chain";
+    case tenferro::EinsumOptimizer::eliminate: return "eliminate";
   }
   return "?";
 }

@@ -88,7 +88,8 @@ enum class EinsumOptimizer : std::uint8_t {
   automatic,  ///< chooses by network size and predicted time (Note [Automatic planning] in
               ///< src/einsum/optimize_auto.cpp): no planning for two operands, the exact
               ///< DP where it is cheap, the O(n^3) chain solver for chains, else anneal
-              ///< with a planning budget proportional to the predicted contraction time
+              ///< with a planning budget proportional to the predicted contraction time,
+              ///< starting from the best of the greedy and elimination trees
   greedy,     ///< repeatedly contracts the pair with the best size/cost score
   optimal,    ///< exact dynamic programming over subsets (practical up to ~16 operands)
   anneal,     ///< for large networks: randomized greedy restarts, then exact rewrites of
@@ -99,6 +100,10 @@ enum class EinsumOptimizer : std::uint8_t {
               ///< among those that contract contiguous runs of the chain (all trees
               ///< without outer products between non-neighbours); plan_contraction
               ///< throws ArgumentError for a network that is not a chain
+  eliminate,  ///< variable elimination (Note [Label elimination] in
+              ///< src/einsum/optimize_eliminate.cpp): summed labels one at a time, the
+              ///< cheapest by result size or by fill first (the better of both trees);
+              ///< fast and good on factor graphs (labels held by many operands)
 };
 
 /// What the optimizers minimise.

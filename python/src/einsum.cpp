@@ -140,10 +140,11 @@ tenferro::EinsumOptions options_from(py::handle optimize, py::handle memory_limi
     using E = tenferro::EinsumOptimizer;
     static const std::map<std::string, E> kNames = {{"auto", E::automatic}, {"automatic", E::automatic},
                                                     {"greedy", E::greedy},  {"optimal", E::optimal},
-                                                    {"anneal", E::anneal},  {"chain", E::chain}};
+                                                    {"anneal", E::anneal},  {"chain", E::chain},
+                                                    {"eliminate", E::eliminate}};
     const auto it = kNames.find(name);
     if (it == kNames.end())
-      throw tenferro::ArgumentError(op, "optimize='" + name + "' is not one of auto, greedy, optimal, anneal, chain");
+      throw tenferro::ArgumentError(op, "optimize='" + name + "' is not one of auto, greedy, optimal, anneal, chain, eliminate");
     o.plan.optimizer = it->second;
     return o;
   }
@@ -233,6 +234,7 @@ const char* optimizer_name(tenferro::EinsumOptimizer e) {
     case tenferro::EinsumOptimizer::optimal: return "optimal";
     case tenferro::EinsumOptimizer::anneal: return "anneal";
     case tenferro::EinsumOptimizer::chain: return "chain";
+    case tenferro::EinsumOptimizer::eliminate: return "eliminate";
   }
   return "?";
 }

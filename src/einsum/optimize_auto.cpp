@@ -187,19 +187,19 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   }
   const auto t0 = Clock::now();
   thread_local GreedyPlanner greedy;
-  thread_local std::vector<Step> greedy_steps;
-  double greedy_cost = starting_tree(net, greedy, greedy_steps, model);
+  thread_local std::vector<Step> start_steps;
+  EinsumOptimizer chosen = EinsumOptimizer::greedy;
+  const double start_cost = starting_tree(net, greedy, start_steps, model, chosen);
   const StepModel seconds_model(PlanObjective::time, model.m);
-  const double predicted = model.time ? greedy_cost : tree_cost(net, greedy_steps, seconds_model);
+  const double predicted = model.time ? start_cost : tree_cost(net, start_steps, seconds_model);
   double budget = std::min(options.time_budget_s, options.planning_fraction * predicted) - seconds_since(t0);
   // Extents whose products overflow predict infinite time; an infinite time_budget_s
   // then would let anneal run forever: fall back to one second.
   if (!std::isfinite(budget)) budget = 1.0;
   const double nn = n;
-  steps = greedy_steps;
-  EinsumOptimizer chosen = EinsumOptimizer::greedy;
+  steps = start_steps;
   auto keep_if_better = [&](std::vector<Step>& candidate, EinsumOptimizer which) {
-    if (tree_cost(net, candidate, model) <= greedy_cost) {
+    if (tree_cost(net, candidate, model) <= start_cost) {
       steps.swap(candidate);
       chosen = which;
     }
@@ -225,7 +225,7 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   if (budget <= 0) return chosen;
   PlanOptions o = options;
   o.time_budget_s = std::max(0.0, std::min(options.time_budget_s - seconds_since(t0), budget));
-  candidate = steps;  // the better greedy tree
+  candidate = steps;  // the starting tree
   anneal_tree(net, o, candidate, model, options.planning_fraction, true);
   keep_if_better(candidate, EinsumOptimizer::anneal);
   return chosen;

@@ -144,27 +144,39 @@ void GreedyPlanner::eliminate(const PreparedNetwork& net, const EliminationParam
 // networks (elimination's trees run 1.3-50× slower), elimination on the language models
 // (34 ms predicted against greedy's 2 s on brackets) and the factor graph gm_queen5_5_3
 // (3 s against 18 s), and a good start saves most of the search that follows.
+double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
+                        const StepModel& model) {
+  thread_local std::vector<Step> other;
+  planner.eliminate(net, {}, steps);
+  double best = tree_cost(net, steps, model);
+  EliminationParams fill;
+  fill.fill = true;
+  planner.eliminate(net, fill, other);
+  if (const double c = tree_cost(net, other, model); c < best) {
+    best = c;
+    steps.swap(other);
+  }
+  return best;
+}
+
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
-                     const StepModel& model) {
+                     const StepModel& model, EinsumOptimizer& chosen) {
   thread_local std::vector<Step> other;
   planner.run(net, {}, steps);
   double best = tree_cost(net, steps, model);
-  auto keep = [&] {
-    if (const double c = tree_cost(net, other, model); c < best) {
+  chosen = EinsumOptimizer::greedy;
+  auto keep = [&](double c, EinsumOptimizer which) {
+    if (c < best) {
       best = c;
       steps.swap(other);
+      chosen = which;
     }
   };
   GreedyParams bonds;
   bonds.bonds_only = true;
   planner.run(net, bonds, other);
-  keep();
-  for (bool fill : {false, true}) {
-    EliminationParams e;
-    e.fill = fill;
-    planner.eliminate(net, e, other);
-    keep();
-  }
+  keep(tree_cost(net, other, model), EinsumOptimizer::greedy);
+  keep(elimination_tree(net, planner, other, model), EinsumOptimizer::eliminate);
   return best;
 }
 

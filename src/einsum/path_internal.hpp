@@ -219,10 +219,15 @@ class GreedyPlanner {
   std::vector<Word> touched_;
 };
 
+/// The better of the elimination trees by size and by fill into `steps` (the
+/// eliminate optimizer); returns its cost under `model`.
+double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
+                        const StepModel& model);
 /// The best of the constructive trees (Note [Starting trees] in optimize_eliminate.cpp)
-/// into `steps`; returns its cost under `model`.
+/// into `steps`; returns its cost under `model` and sets `chosen` to the optimizer that
+/// built it (greedy or eliminate).
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
-                     const StepModel& model);
+                     const StepModel& model, EinsumOptimizer& chosen);
 
 // --- optimal (optimize_optimal.cpp) ----------------------------------------------------
 

@@ -204,7 +204,7 @@ double memory_limit_elements(const PlanOptions& o) {
 }
 
 void check_plan_options(std::string_view op, const PlanOptions& options) {
-  tenferro::detail::require_enum(options.optimizer, EinsumOptimizer::chain, op, "EinsumOptimizer");  // Note [Enums at the API boundary]
+  tenferro::detail::require_enum(options.optimizer, EinsumOptimizer::eliminate, op, "EinsumOptimizer");  // Note [Enums at the API boundary]
   validate_cost_model(op, options.cost_model);
   if (!(options.planning_fraction >= 0) || std::isinf(options.planning_fraction))
     fail(op, "planning_fraction is " + std::to_string(options.planning_fraction) + ", must be finite and >= 0");
@@ -266,6 +266,11 @@ ContractionPlan plan_impl(std::string_view op, const ContractionNetwork& net, co
         break;
       }
       case EinsumOptimizer::optimal: optimal_tree(prepared, plan.tree.steps, model); break;
+      case EinsumOptimizer::eliminate: {
+        thread_local GreedyPlanner planner;
+        elimination_tree(prepared, planner, plan.tree.steps, model);
+        break;
+      }
       case EinsumOptimizer::anneal: {
         // Its own copy: a progress callback may plan on this thread (reusing `prepared`).
         const PreparedNetwork own = prepared;

@@ -47,6 +47,12 @@ void test_einsum(tf_session* s) {
   OK(tf_einsum(s, "ij,jk,kl->il", three, 3, &opt, &r3));
   read_f64(r3, out, M * P);
   for (int k = 0; k < M * P; ++k) CHECK(near(out[k], abc[k], 1e-13));
+  tf_tensor* re = NULL;
+  opt.optimizer = TF_OPTIMIZE_ELIMINATE;
+  OK(tf_einsum(s, "ij,jk,kl->il", three, 3, &opt, &re));
+  read_f64(re, out, M * P);
+  for (int k = 0; k < M * P; ++k) CHECK(near(out[k], abc[k], 1e-13));
+  tf_tensor_free(re);
   const int32_t path[4] = {1, 2, 0, 1};  /* (b c) first, then a with it */
   opt.path = path;
   opt.path_steps = 2;

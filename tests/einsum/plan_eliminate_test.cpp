@@ -3,7 +3,8 @@
 // random factor graphs (labels held by one to many factors, open labels, scalars,
 // disconnected parts); deterministic without a temperature; far below greedy on a
 // factor graph of the n-queens kind; the starting tree is the best of its four
-// candidates; and elimination trees executed by einsum equal the plain reference.
+// candidates and the eliminate optimizer the better elimination tree; elimination trees
+// executed by einsum equal the plain reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,15 +143,25 @@ TEST(Elimination, StartingTreeIsTheBestOfItsFourCandidates) {
     einsum_detail::prepare_network(nets[i], p);
     GreedyPlanner g;
     std::vector<Step> steps, greedy, bonds;
-    const double got = einsum_detail::starting_tree(p, g, steps, StepModel{});
+    EinsumOptimizer chosen = EinsumOptimizer::automatic;
+    const double got = einsum_detail::starting_tree(p, g, steps, StepModel{}, chosen);
     g.run(p, {}, greedy);
     einsum_detail::GreedyParams b;
     b.bonds_only = true;
     g.run(p, b, bonds);
-    const double best = std::min({cost(p, greedy), cost(p, bonds), cost(p, eliminate(p, false, 0, 0)),
-                                  cost(p, eliminate(p, true, 0, 0))});
-    EXPECT_EQ(got, best) << i;
+    const double by_greedy = std::min(cost(p, greedy), cost(p, bonds));
+    const double by_elimination = std::min(cost(p, eliminate(p, false, 0, 0)), cost(p, eliminate(p, true, 0, 0)));
+    EXPECT_EQ(got, std::min(by_greedy, by_elimination)) << i;
     EXPECT_EQ(cost(p, steps), got) << i;
+    EXPECT_EQ(chosen, by_elimination < by_greedy ? EinsumOptimizer::eliminate : EinsumOptimizer::greedy) << i;
+    // The eliminate optimizer returns the better elimination tree.
+    PlanOptions o;
+    o.optimizer = EinsumOptimizer::eliminate;
+    const auto plan = plan_sliced_contraction(nets[i], o);
+    EXPECT_EQ(plan.chosen, EinsumOptimizer::eliminate);
+    if (p.n > 2) {
+      EXPECT_EQ(cost(p, plan.tree.steps), by_elimination) << i;
+    }
   }
 }
 
