@@ -70,13 +70,14 @@ constexpr double kStallFloor = 1.0 / 8;
 // the search also stops softly, once both hold:
 //  - the time spent exceeds kStallFloor of the fraction of the best tree's predicted
 //    time (`soft`, updated as trees improve), and
-//  - planning no longer pays: the second half of the search so far lowered the best
-//    tree's predicted time by less than that half took.
+//  - planning no longer pays: the second half of the current phase (restarts, or
+//    reconfiguration) lowered the best tree's predicted time by less than that half
+//    took.
 // A search that keeps finding much faster trees thus runs on to the hard budget; one
 // whose gains have become smaller than their cost stops (on the suite's language models,
 // trees within 1% of a 2 s anneal's after ~2 ms instead of the 12-22 ms a trial-count
-// stall rule spent). The stall test starts at kStallFloor of the soft limit, not at the
-// limit itself: the MERA networks found their final trees after 5 ms of a 93 ms budget
+// stall rule spent). The stall test starts at kStallFloor of the soft limit into each
+// phase, not at the limit itself: the MERA networks found their final trees after 5 ms of a 93 ms budget
 // (fraction 0.1 of 0.93 s) and searched on without a gain; they now stop at 12 ms. The
 // rule reads the clock, so a loaded machine may stop at another
 // tree; max_trials makes a search deterministic. Nothing is printed: the user did not
@@ -93,9 +94,12 @@ class Budget {
       return true;
     const double t = elapsed();
     if (t >= f * limit_) return true;
-    if (!quiet_ || t < f * soft_ * kStallFloor || history_.empty()) return false;
-    return predicted_at(t / 2) - history_.back().second < t / 2;
+    const double s = t - phase_start_;  // the stall test looks at the current phase only
+    if (!quiet_ || s < f * soft_ * kStallFloor || history_.empty()) return false;
+    return predicted_at(phase_start_ + s / 2) - history_.back().second < s / 2;
   }
+  // A new phase of the search: the stall test starts afresh.
+  void start_phase() { phase_start_ = elapsed(); }
   // A better tree, predicted to take `seconds`: the soft limit becomes `fraction` of it.
   void improved(double fraction, double seconds) {
     soft_ = std::min(limit_, fraction * seconds);
@@ -129,6 +133,7 @@ class Budget {
   Clock::time_point start_;
   std::vector<std::pair<double, double>> history_;  // (elapsed, predicted seconds) per improvement
   double next_report_ = 1.0;
+  double phase_start_ = 0;
 };
 
 // A tree as child links with each node's labels and step flops (rewrites go top-down from
@@ -299,6 +304,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   // reconfiguration the next 5 ms to 14.5 ms).
   std::vector<Step> candidate;
   const double phase1 = fraction > 0 ? 0.03 : 0.25;
+  budget.start_phase();
   while (!budget.used(phase1)) {
     if (budget.trials & 2) {
       EliminationParams e;
@@ -328,6 +334,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   TreeState tree;
   tree.build(net, steps, model);
   Reconfigurer re(net, tree, model);
+  budget.start_phase();
   double current = tree.total();
   std::int64_t since_resum = 0, stalled = 0;
   while (!budget.used(1.0)) {
