@@ -293,8 +293,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   };
   std::uint64_t rng = options.seed ^ 0x5EEDC0FFEE123457ull;
   GreedyPlanner greedy;
-  EinsumOptimizer start = EinsumOptimizer::greedy;
-  double best = start_from_steps ? tree_cost(net, steps, model) : starting_tree(net, greedy, steps, model, start);
+  double best = start_from_steps ? tree_cost(net, steps, model) : starting_tree(net, greedy, steps, model);
   update_limit(best, steps);
   budget.tick(best);
 

@@ -160,16 +160,16 @@ double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std:
 }
 
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
-                     const StepModel& model, EinsumOptimizer& chosen) {
+                     const StepModel& model, EinsumOptimizer* chosen) {
   thread_local std::vector<Step> other;
   planner.run(net, {}, steps);
   double best = tree_cost(net, steps, model);
-  chosen = EinsumOptimizer::greedy;
+  EinsumOptimizer which_best = EinsumOptimizer::greedy;
   auto keep = [&](double c, EinsumOptimizer which) {
     if (c < best) {
       best = c;
       steps.swap(other);
-      chosen = which;
+      which_best = which;
     }
   };
   GreedyParams bonds;
@@ -177,6 +177,7 @@ double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::ve
   planner.run(net, bonds, other);
   keep(tree_cost(net, other, model), EinsumOptimizer::greedy);
   keep(elimination_tree(net, planner, other, model), EinsumOptimizer::eliminate);
+  if (chosen) *chosen = which_best;
   return best;
 }
 

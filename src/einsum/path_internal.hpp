@@ -224,10 +224,10 @@ class GreedyPlanner {
 double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
                         const StepModel& model);
 /// The best of the constructive trees (Note [Starting trees] in optimize_eliminate.cpp)
-/// into `steps`; returns its cost under `model` and sets `chosen` to the optimizer that
-/// built it (greedy or eliminate).
+/// into `steps`; returns its cost under `model` and sets `*chosen` (when given) to the
+/// optimizer that built it (greedy or eliminate).
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
-                     const StepModel& model, EinsumOptimizer& chosen);
+                     const StepModel& model, EinsumOptimizer* chosen = nullptr);
 
 // --- optimal (optimize_optimal.cpp) ----------------------------------------------------
 

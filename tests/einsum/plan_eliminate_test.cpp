@@ -144,7 +144,7 @@ TEST(Elimination, StartingTreeIsTheBestOfItsFourCandidates) {
     GreedyPlanner g;
     std::vector<Step> steps, greedy, bonds;
     EinsumOptimizer chosen = EinsumOptimizer::automatic;
-    const double got = einsum_detail::starting_tree(p, g, steps, StepModel{}, chosen);
+    const double got = einsum_detail::starting_tree(p, g, steps, StepModel{}, &chosen);
     g.run(p, {}, greedy);
     einsum_detail::GreedyParams b;
     b.bonds_only = true;
