@@ -189,7 +189,7 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   thread_local GreedyPlanner greedy;
   thread_local std::vector<Step> start_steps;
   EinsumOptimizer chosen = EinsumOptimizer::greedy;
-  const double start_cost = starting_tree(net, greedy, start_steps, model, &chosen);
+  const double start_cost = starting_tree(net, greedy, start_steps, model, &chosen, options.planning_fraction);
   const StepModel seconds_model(PlanObjective::time, model.m);
   const double predicted = model.time ? start_cost : tree_cost(net, start_steps, seconds_model);
   double budget = std::min(options.time_budget_s, options.planning_fraction * predicted) - seconds_since(t0);

@@ -225,9 +225,12 @@ double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std:
                         const StepModel& model);
 /// The best of the constructive trees (Note [Starting trees] in optimize_eliminate.cpp)
 /// into `steps`; returns its cost under `model` and sets `*chosen` (when given) to the
-/// optimizer that built it (greedy or eliminate).
+/// optimizer that built it (greedy or eliminate). With `fraction` > 0 (automatic) the
+/// elimination trees are built only when that fraction of the greedy tree's predicted
+/// seconds covers the time the greedy trees took (the elimination trees cost about as
+/// much).
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
-                     const StepModel& model, EinsumOptimizer* chosen = nullptr);
+                     const StepModel& model, EinsumOptimizer* chosen = nullptr, double fraction = 0);
 
 // --- optimal (optimize_optimal.cpp) ----------------------------------------------------
 
