@@ -2,7 +2,8 @@
 // instance of the tenferro benchmark suite (einsum-instances.jsonl, see
 // shared/data/README.md) and every optimizer (the suite's own opt_flops path, automatic,
 // greedy, anneal with a budget), it prepares an EinsumPlan (planning time), runs it on
-// one thread, or --threads N (median measured time; skipped when the largest intermediate exceeds
+// one thread, or --threads N (median measured time, the plans of one instance run in
+// interleaved rounds of about --reps-time seconds each; skipped when the largest intermediate exceeds
 // --max-elements or the predicted time exceeds --max-exec), and prints a markdown table
 // plus, with --json, one JSON object per (instance, optimizer). The last line gives the
 // rank correlation of predicted and measured time over all executed rows.
@@ -435,6 +436,13 @@ int main(int argc, char** argv) {
     }
     const int n = static_cast<int>(ops.size());
     std::map<std::string, Row> by;
+    struct Run {
+      std::unique_ptr<EinsumPlan> plan;
+      Tensor out;
+      std::vector<double> times;
+      std::string which;
+    };
+    std::vector<Run> runs;
     for (const char* which : {"suite", "automatic", "greedy", "anneal"}) {
       EinsumOptions o;
       o.plan.max_intermediate_elements = memory_limit;
@@ -462,7 +470,6 @@ int main(int argc, char** argv) {
       } catch (const std::exception& e) {
         r.note = e.what();
         std::fprintf(stderr, "%s / %s: %s\n", name.c_str(), which, e.what());
-        rows.push_back(r);
         by[w] = r;
         continue;
       }
@@ -500,24 +507,34 @@ int main(int argc, char** argv) {
         r.gemm_terms.push_back(term(only));
       }
       if (execute && r.largest <= max_elements && r.predicted_s <= max_exec) {
-        const Tensor out = Tensor::empty(plan->output_shape().span(), DType::f64);
-        std::vector<double> times;
-        const auto start = std::chrono::steady_clock::now();
-        if (r.predicted_s < 0.05) plan->execute_into(s, ops, out);  // warm the pool
-        do {
-          const auto t1 = std::chrono::steady_clock::now();
-          plan->execute_into(s, ops, out);
-          times.push_back(seconds_since(t1));
-        } while (seconds_since(start) < reps_time && times.size() < 50);
-        std::sort(times.begin(), times.end());
-        r.measured_s = times[times.size() / 2];
+        Tensor out = Tensor::empty(plan->output_shape().span(), DType::f64);
+        runs.push_back({std::move(plan), std::move(out), {}, w});
         r.executed = true;
       } else if (execute) {
         r.note = "not run (largest intermediate or predicted time above the caps)";
       }
-      rows.push_back(r);
       by[w] = r;
     }
+    // Interleaved rounds: every executable plan of the instance runs once per round, so a
+    // drift in the machine's speed (shared VM) hits them alike; the median per plan.
+    if (!runs.empty()) {
+      for (Run& x : runs)
+        if (by[x.which].predicted_s < 0.05) x.plan->execute_into(s, ops, x.out);  // warm the pool
+      const auto start = std::chrono::steady_clock::now();
+      do {
+        for (Run& x : runs) {
+          const auto t1 = std::chrono::steady_clock::now();
+          x.plan->execute_into(s, ops, x.out);
+          x.times.push_back(seconds_since(t1));
+        }
+      } while (seconds_since(start) < reps_time * static_cast<double>(runs.size()) && runs[0].times.size() < 50);
+      for (Run& x : runs) {
+        std::sort(x.times.begin(), x.times.end());
+        by[x.which].measured_s = x.times[x.times.size() / 2];
+      }
+    }
+    for (const char* w : {"suite", "automatic", "greedy", "anneal"})
+      if (by.count(w)) rows.push_back(by[w]);
     const Row& a = by["automatic"];
     double best = -1;
     for (const char* w : {"suite", "anneal"})
