@@ -29,8 +29,8 @@ struct CandidateGreater {
 
 }  // namespace
 
-// Result labels of a·b and their size (result_size): a label of a ∪ b stays when it is in the output or a
-// live node other than a and b holds it (Note [Intermediate labels]).
+// Result labels of a·b and their size (result_size): a label of a ∪ b stays when it is in
+// the output or a live node other than a and b holds it (Note [Intermediate labels]).
 double GreedyPlanner::result_size(int a, int b, const PreparedNetwork& net) const {
   const int W = words_;
   const Word* A = &bits_[static_cast<std::size_t>(a) * W];

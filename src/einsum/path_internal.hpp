@@ -197,7 +197,8 @@ class GreedyPlanner {
   void start(const PreparedNetwork& net, std::vector<Step>& steps);
   // Joins the live nodes by outer products, the two smallest first.
   void join_rest(const PreparedNetwork& net, std::vector<Step>& steps);
-  // eliminate(): the size of a·b's result (labels another live node or the output holds).
+  // The size of a·b's result (labels another live node or the output holds): greedy's
+  // score and eliminate()'s pairing.
   double result_size(int a, int b, const PreparedNetwork& net) const;
   // eliminate(): the score of summed label l (smaller is eliminated first).
   double elimination_score(int l, const PreparedNetwork& net, const EliminationParams& params);
