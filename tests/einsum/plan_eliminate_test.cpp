@@ -25,7 +25,7 @@ using einsum_detail::Step;
 using einsum_detail::StepModel;
 using einsum_detail::Word;
 
-int pick(std::mt19937_64& rng, int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<std::uint64_t>(hi - lo + 1)); }
+int pick(std::mt19937_64& rng, int lo, int hi) { return static_cast<int>(testing::uniform(rng, lo, hi)); }
 
 // A random factor graph: `vars` variables (labels, extents 1..4, some open), `factors`
 // factors over 0..3 distinct variables each (a factor over none is a scalar).
