@@ -135,7 +135,9 @@ struct PlanOptions {
   std::int64_t max_trials = 0;
   std::uint64_t seed = 0;  ///< anneal / randomized choices
   /// automatic: planning stops once it has spent this fraction of the predicted
-  /// contraction time of the best tree so far (and never after time_budget_s).
+  /// contraction time of the best tree so far and its gains no longer pay for its time,
+  /// and at the latest after three times this fraction of the starting tree's predicted
+  /// time (never after time_budget_s).
   /// ArgumentError when negative or NaN.
   double planning_fraction = 0.1;  // (einsum.cpp default_options() mirrors these defaults)
   /// Called when an optimizer runs longer than a second (then about once per second).

@@ -66,7 +66,8 @@ constexpr double kStallFloor = 1.0 / 4;
 //
 // Note [Anneal budget]
 // With a planning fraction (automatic; Note [Automatic planning]), `limit` is the hard
-// budget (the caller's: at most the fraction of the starting tree's predicted time) and
+// budget (the caller's: at most kHardFactor times the fraction of the starting tree's
+// predicted time) and
 // the search also stops softly, once both hold:
 //  - the time spent exceeds kStallFloor of the fraction of the best tree's predicted
 //    time (`soft`, updated as trees improve), and
@@ -82,7 +83,8 @@ constexpr double kStallFloor = 1.0 / 4;
 // stop after 25 and 17 ms. (Floors of 1/8, 1/4 and 1/2 over 30 seeds of gm_queen5_5_3:
 // planning plus predicted time 716, 605 and 591 ms on average; 1/8 saves 0.3-0.9 ms on
 // the language models, 1/2 costs them 0.5-2.5 ms.) The rule reads the clock, so a
-// loaded machine may stop at another tree; max_trials makes a search deterministic.
+// loaded machine may stop at another tree. With max_trials the stall test is off, so a
+// search given the time to reach its trial limit is deterministic.
 // Nothing is printed: the user did not ask for a search.
 class Budget {
  public:
@@ -97,7 +99,8 @@ class Budget {
     const double t = elapsed();
     if (t >= f * limit_) return true;
     const double s = t - phase_start_;  // the stall test looks at the current phase only
-    if (!quiet_ || s < f * soft_ * kStallFloor || history_.empty()) return false;
+    // A trial limit asks for a deterministic search: the clock-read stall test is off.
+    if (!quiet_ || options_.max_trials > 0 || s < f * soft_ * kStallFloor || history_.empty()) return false;
     return predicted_at(phase_start_ + s / 2) - history_.back().second < s / 2;
   }
   // A new phase of the search: the stall test starts afresh.
