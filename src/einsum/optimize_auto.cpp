@@ -20,10 +20,10 @@
 //  5. Otherwise anneal (randomized greedy restarts, then subtree reconfiguration) with
 //     the dynamic budget, from the fixed seed PlanOptions::seed: deterministic up to
 //     where the clock stops it (for a plan that is the same on every run: anneal with
-//     max_trials and time to spare). It
-//     stops softly once its gains no longer pay for its time (Note [Anneal budget]:
-//     from the fraction of the best tree's predicted time on) and at the latest after
-//     kHardFactor times the fraction of the starting tree's predicted time. The hard
+//     max_trials and time to spare). It stops softly once its gains no longer pay for
+//     its time (Note [Anneal budget]: from the fraction of the best tree's predicted
+//     time on) and at the latest after kHardFactor times the fraction of the starting
+//     tree's predicted time. The hard
 //     limit was the fraction itself until 2026-12-06: the starting tree is often far
 //     from the trees a short search finds, and stopping there cut off searches that
 //     were still paying (peps_norm_4x4_D3: planning plus predicted time 1.36 → 0.85 ms,

@@ -142,7 +142,8 @@ void GreedyPlanner::eliminate(const PreparedNetwork& net, const EliminationParam
 
 // Note [Starting trees]
 // Anneal and automatic start from the cheapest of four deterministic trees: greedy with
-// either candidate rule (GreedyParams::bonds_only) and label elimination by smallest
+// either candidate rule (GreedyParams::bonds_only; only where the output keeps labels:
+// on a closed network both rules build the same tree) and label elimination by smallest
 // result and by fewest fill pairs. None dominates: on the suite greedy wins on the MERA
 // networks (elimination's trees run 1.3-50× slower), elimination on the language models
 // (34 ms predicted against greedy's 2 s on brackets) and the factor graph gm_queen5_5_3
@@ -179,10 +180,14 @@ double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::ve
       which_best = which;
     }
   };
-  GreedyParams bonds;
-  bonds.bonds_only = true;
-  planner.run(net, bonds, other);
-  keep(tree_cost(net, other, model), EinsumOptimizer::greedy);
+  // The bonds-only rule differs only where the output keeps labels (a closed network,
+  // a PEPS norm or a ring, would get the same tree twice).
+  if (std::any_of(net.output.begin(), net.output.end(), [](Word w) { return w != 0; })) {
+    GreedyParams bonds;
+    bonds.bonds_only = true;
+    planner.run(net, bonds, other);
+    keep(tree_cost(net, other, model), EinsumOptimizer::greedy);
+  }
   const double greedy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double predicted = model.time ? best : tree_cost(net, steps, StepModel(PlanObjective::time, model.m));
   if (fraction <= 0 || fraction * predicted >= greedy_seconds)
