@@ -82,25 +82,31 @@ constexpr double kStallFloor = 1.0 / 4;
 // of a 93 ms budget (fraction 0.1 of 0.93 s) and searched on without a gain; they now
 // stop after 25 and 17 ms. (Floors of 1/8, 1/4 and 1/2 over 30 seeds of gm_queen5_5_3:
 // planning plus predicted time 716, 605 and 591 ms on average; 1/8 saves 0.3-0.9 ms on
-// the language models, 1/2 costs them 0.5-2.5 ms.) The rule reads the clock, so a
-// loaded machine may stop at another tree. With max_trials the stall test is off, so a
-// search given the time to reach its trial limit is deterministic.
+// the language models, 1/2 costs them 0.5-2.5 ms.) Every time here is estimated work,
+// not the clock (Note [Planning work]): the same network gets the same tree on every
+// run, however loaded the machine (only the caller's time_budget_s reads the clock).
 // Nothing is printed: the user did not ask for a search.
 class Budget {
  public:
-  Budget(const PlanOptions& o, bool quiet)
-      : options_(o), limit_(o.time_budget_s), soft_(o.time_budget_s), quiet_(quiet), start_(Clock::now()) {}
+  // Under automatic (`quiet`) every limit but `wall` is counted in estimated seconds of
+  // work (Note [Planning work]); `wall` (seconds on the clock) is what is left of the
+  // caller's time_budget_s.
+  Budget(const PlanOptions& o, bool quiet, double wall)
+      : options_(o), limit_(o.time_budget_s), soft_(o.time_budget_s), quiet_(quiet), wall_(wall), start_(Clock::now()) {}
 
-  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  double real() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  double elapsed() const { return quiet_ ? work_ : real(); }
+  // Adds the estimated seconds of a trial's work (automatic's clock).
+  void spend(double seconds) { work_ += seconds; }
   // Whether the fraction `f` of both budgets is used up (or the soft stop applies).
   bool used(double f) const {
     if (options_.max_trials > 0 && trials >= static_cast<std::int64_t>(f * static_cast<double>(options_.max_trials)))
       return true;
+    if (quiet_ && real() >= wall_) return true;
     const double t = elapsed();
     if (t >= f * limit_) return true;
     const double s = t - phase_start_;  // the stall test looks at the current phase only
-    // A trial limit asks for a deterministic search: the clock-read stall test is off.
-    if (!quiet_ || options_.max_trials > 0 || s < f * soft_ * kStallFloor || history_.empty()) return false;
+    if (!quiet_ || s < f * soft_ * kStallFloor || history_.empty()) return false;
     return predicted_at(phase_start_ + s / 2) - history_.back().second < s / 2;
   }
   // A new phase of the search: the stall test starts afresh.
@@ -113,7 +119,7 @@ class Budget {
   void tick(double best) {
     ++trials;
     if (quiet_ && !options_.progress) return;
-    const double t = elapsed();
+    const double t = real();
     if (t < next_report_) return;
     next_report_ = t + 1.0;
     const PlanProgress p{t, trials, best};
@@ -135,6 +141,7 @@ class Budget {
   const PlanOptions& options_;
   double limit_, soft_;
   bool quiet_;
+  double work_ = 0, wall_;
   Clock::time_point start_;
   std::vector<std::pair<double, double>> history_;  // (elapsed, predicted seconds) per improvement
   double next_report_ = 1.0;
@@ -200,6 +207,8 @@ struct TreeState {
 class Reconfigurer {
  public:
   Reconfigurer(const PreparedNetwork& net, TreeState& t, const StepModel& model) : net_(net), t_(t), model_(model) {}
+
+  std::int64_t work() const { return dp_.work(); }
 
   // One rewrite around a randomly chosen node; returns the change in total flops (<= 0).
   double trial(std::uint64_t& rng, int grow) {
@@ -283,13 +292,13 @@ class Reconfigurer {
 }  // namespace
 
 void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps, const StepModel& model,
-                 double fraction, bool start_from_steps) {
+                 double fraction, bool start_from_steps, double wall) {
   // Small networks: the exact optimum is cheaper to find than to search for.
   if (net.n <= kAnnealExactMax) {
     optimal_tree(net, steps, model);
     return;
   }
-  Budget budget(options, fraction > 0);
+  Budget budget(options, fraction > 0, wall);
   // The predicted seconds of a tree whose objective is `cost` (the objective itself, or
   // the time model for the flops objective).
   const StepModel seconds_model(PlanObjective::time, model.m);
@@ -301,6 +310,15 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   double best = start_from_steps ? tree_cost(net, steps, model) : starting_tree(net, greedy, steps, model);
   update_limit(best, steps);
   budget.tick(best);
+  // automatic's clock (Note [Planning work]): the planners' work since the last call,
+  // and `passes` walks over the tree (costing one, building the rewrite state).
+  std::int64_t greedy_seen = greedy.work(), dp_seen = 0;
+  auto account = [&](std::int64_t dp_work, int passes) {
+    budget.spend(kGreedyWorkSeconds * static_cast<double>(greedy.work() - greedy_seen + passes * net.n) +
+                 kDpWorkSeconds * static_cast<double>(dp_work - dp_seen));
+    greedy_seen = greedy.work();
+    dp_seen = dp_work;
+  };
 
   // Phase 1: randomized greedy restarts (automatic: 3% of the budget; subtree
   // reconfiguration improves the hyperedge networks of the suite much faster: on
@@ -325,6 +343,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
       greedy.run(net, p, candidate);
     }
     const double f = tree_cost(net, candidate, model);
+    account(0, 1);
     if (f < best) {
       best = f;
       steps.swap(candidate);
@@ -338,11 +357,13 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   TreeState tree;
   tree.build(net, steps, model);
   Reconfigurer re(net, tree, model);
+  account(0, 1);
   budget.start_phase();
   double current = tree.total();
   std::int64_t since_resum = 0, stalled = 0;
   while (!budget.used(1.0)) {
     const double delta = re.trial(rng, static_cast<int>(stalled / kGrowAfter));
+    account(re.work(), 0);
     stalled = delta < -1e-9 * current ? 0 : stalled + 1;
     if (delta != 0 && ++since_resum >= 64) {
       current = tree.total();  // bound the drift of the running sum

@@ -18,9 +18,10 @@
 //     estimated cost (3^n / 2 splits at a measured cost per split) fits the budget; up
 //     to kAutoDpAlways always.
 //  5. Otherwise anneal (randomized greedy restarts, then subtree reconfiguration) with
-//     the dynamic budget, from the fixed seed PlanOptions::seed: deterministic up to
-//     where the clock stops it (for a plan that is the same on every run: anneal with
-//     max_trials and time to spare). It stops softly once its gains no longer pay for
+//     the dynamic budget, from the fixed seed PlanOptions::seed. Every budget here is
+//     counted in estimated seconds of work, not read from the clock (Note [Planning
+//     work]), so the plan is the same on every run unless time_budget_s, the one limit
+//     on the clock, ends the search first. It stops softly once its gains no longer pay for
 //     its time (Note [Anneal budget]: from the fraction of the best tree's predicted
 //     time on) and at the latest after kHardFactor times the fraction of the starting
 //     tree's predicted time. The hard
@@ -201,10 +202,11 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   thread_local GreedyPlanner greedy;
   thread_local std::vector<Step> start_steps;
   EinsumOptimizer chosen = EinsumOptimizer::greedy;
-  const double start_cost = starting_tree(net, greedy, start_steps, model, &chosen, options.planning_fraction);
+  double spent = 0;  // estimated seconds of work (Note [Planning work])
+  const double start_cost = starting_tree(net, greedy, start_steps, model, &chosen, options.planning_fraction, &spent);
   const StepModel seconds_model(PlanObjective::time, model.m);
   const double predicted = model.time ? start_cost : tree_cost(net, start_steps, seconds_model);
-  double budget = std::min(options.time_budget_s, options.planning_fraction * predicted) - seconds_since(t0);
+  double budget = std::min(options.time_budget_s, options.planning_fraction * predicted) - spent;
   // Extents whose products overflow predict infinite time; an infinite time_budget_s
   // then would let anneal run forever: fall back to one second.
   if (!std::isfinite(budget)) budget = 1.0;
@@ -234,13 +236,13 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   // (Requiring several greedy runs' worth of budget, as a first version did, left the
   // 415-tensor network of the suite with greedy's tree, 40× slower than anneal's, on a
   // loaded machine.)
-  double hard = std::min(options.time_budget_s, kHardFactor * options.planning_fraction * predicted) - seconds_since(t0);
+  double hard = std::min(options.time_budget_s, kHardFactor * options.planning_fraction * predicted);
   if (!std::isfinite(hard)) hard = 1.0;  // as `budget` above
-  if (hard <= 0) return chosen;
+  if (hard <= spent) return chosen;
   PlanOptions o = options;
-  o.time_budget_s = hard;
+  o.time_budget_s = hard - spent;
   candidate = steps;  // the starting tree
-  anneal_tree(net, o, candidate, model, options.planning_fraction, true);
+  anneal_tree(net, o, candidate, model, options.planning_fraction, true, options.time_budget_s - seconds_since(t0));
   keep_if_better(candidate, EinsumOptimizer::anneal);
   return chosen;
 }

@@ -29,7 +29,6 @@
 // 316/415-tensor factor graphs they do not help (their trees are predicted 90-580 ms).
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cmath>
 
 #include "einsum/path_internal.hpp"
@@ -43,6 +42,7 @@ double GreedyPlanner::elimination_score(int l, const PreparedNetwork& net, const
   tmp_.assign(static_cast<std::size_t>(2 * W), Word{0});
   Word* U = tmp_.data();
   Word* R = U + W;
+  work_ += static_cast<std::int64_t>(holders_[l].size()) + 2;
   for (int t : holders_[l]) {
     stamp_[t] = l;
     const Word* T = &bits_[static_cast<std::size_t>(t) * W];
@@ -167,13 +167,18 @@ double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std:
 }
 
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
-                     const StepModel& model, EinsumOptimizer* chosen, double fraction) {
+                     const StepModel& model, EinsumOptimizer* chosen, double fraction, double* spent) {
   thread_local std::vector<Step> other;
-  const auto t0 = std::chrono::steady_clock::now();
+  const std::int64_t w0 = planner.work();
+  // Estimated seconds so far: the planner's work and a pass over the tree per cost.
+  int costs = 0;
+  auto seconds = [&] { return kGreedyWorkSeconds * static_cast<double>(planner.work() - w0 + costs * net.n); };
   planner.run(net, {}, steps);
   double best = tree_cost(net, steps, model);
+  ++costs;
   EinsumOptimizer which_best = EinsumOptimizer::greedy;
   auto keep = [&](double c, EinsumOptimizer which) {
+    ++costs;
     if (c < best) {
       best = c;
       steps.swap(other);
@@ -188,11 +193,14 @@ double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::ve
     planner.run(net, bonds, other);
     keep(tree_cost(net, other, model), EinsumOptimizer::greedy);
   }
-  const double greedy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double greedy_seconds = seconds();
   const double predicted = model.time ? best : tree_cost(net, steps, StepModel(PlanObjective::time, model.m));
-  if (fraction <= 0 || fraction * predicted >= greedy_seconds)
+  if (fraction <= 0 || fraction * predicted >= greedy_seconds) {
     keep(elimination_tree(net, planner, other, model), EinsumOptimizer::eliminate);
+    ++costs;  // elimination_tree costs both of its trees
+  }
   if (chosen) *chosen = which_best;
+  if (spent) *spent = seconds();
   return best;
 }
 

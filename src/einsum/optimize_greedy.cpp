@@ -35,6 +35,7 @@ double GreedyPlanner::result_size(int a, int b, const PreparedNetwork& net) cons
   const int W = words_;
   const Word* A = &bits_[static_cast<std::size_t>(a) * W];
   const Word* B = &bits_[static_cast<std::size_t>(b) * W];
+  work_ += 3;
   double result = 1.0;
   for (int w = 0; w < W; ++w) {
     for (Word x = A[w] | B[w]; x != 0; x &= x - 1) {
@@ -81,6 +82,7 @@ int GreedyPlanner::merge(int a, int b, const PreparedNetwork& net) {
   Word* C = &bits_[static_cast<std::size_t>(c) * W];
   const Word* A = &bits_[static_cast<std::size_t>(a) * W];
   const Word* B = &bits_[static_cast<std::size_t>(b) * W];
+  work_ += 3;
   double size = 1.0;
   for (int w = 0; w < W; ++w) {
     Word keep = 0;

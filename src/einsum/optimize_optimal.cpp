@@ -31,6 +31,7 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
   size_.resize(N);
   split_.assign(N, 0);
   std::fill_n(union_.begin(), W, Word{0});
+  work_ += N;
   for (std::uint32_t s = 1; s < N; ++s) {
     const int low = std::countr_zero(s);
     const Word* prev = &union_[static_cast<std::size_t>(s & (s - 1)) * W];
@@ -78,6 +79,7 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
     double best = kInf, best_largest = kInf;
     std::uint32_t best_split = 0;
     for (std::uint32_t sub = rest;; sub = (sub - 1) & rest) {
+      ++work_;
       const std::uint32_t a = low | sub, b = s ^ a;
       if (b != 0) {
         const double base = flops_[a] + flops_[b];
@@ -87,6 +89,7 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
           const Word* A = &labels_[static_cast<std::size_t>(a) * W];
           const Word* B = &labels_[static_cast<std::size_t>(b) * W];
           if (!connected_only || intersects(A, B, W)) {
+            work_ += 2;
             const double total = base + model.step(A, B, &labels_[static_cast<std::size_t>(s) * W], W, ext);
             if (total <= cap) {
               const double largest = std::max({size_[s], largest_[a], largest_[b]});

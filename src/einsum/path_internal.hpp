@@ -155,6 +155,23 @@ double tree_cost(const PreparedNetwork& net, const std::vector<Step>& steps, con
 /// Validates the CostModel fields (finite, positive rates). Throws ArgumentError.
 void validate_cost_model(std::string_view op, const CostModel& m);
 
+// --- planning work ---------------------------------------------------------------------
+//
+// Note [Planning work]
+// automatic spends on planning a fraction of the predicted contraction time. Measuring
+// that spending with the clock made its plans (and so the rounding of einsum's results)
+// depend on the machine's load: two runs of one program could differ in the last bits,
+// and a search cut short on a busy moment kept a worse tree. automatic therefore counts
+// its planning in estimated seconds of work, from counters the planners keep: a greedy
+// score or merge is 3 units, an elimination score 2 plus the label's holders, and a DP
+// split 1 plus 2 when its step is costed. Measured on the suite's networks (release
+// build, one core of the development VM; 1-5 label words): 35-42 ns a unit for greedy
+// (elimination 29-42, gm_queen5_5_3's long holder lists 13), 14-20 ns for the DP. Only
+// PlanOptions::time_budget_s is read from the clock (the hard stop the user asked for),
+// so a plan is the same on every run unless that limit ends it.
+inline constexpr double kGreedyWorkSeconds = 38e-9;
+inline constexpr double kDpWorkSeconds = 17e-9;
+
 // --- greedy (optimize_greedy.cpp) ------------------------------------------------------
 
 /// Parameters of one greedy run. costmod = 1 and temperature = 0 is opt_einsum's greedy;
@@ -184,6 +201,9 @@ class GreedyPlanner {
   void run(const PreparedNetwork& net, const GreedyParams& params, std::vector<Step>& steps);
   /// Plans `net` by eliminating summed labels one at a time (optimize_eliminate.cpp).
   void eliminate(const PreparedNetwork& net, const EliminationParams& params, std::vector<Step>& steps);
+  /// Work done so far, in units that grow with the label words each score and merge
+  /// touches (Note [Planning work]); never reset.
+  std::int64_t work() const { return work_; }
 
  private:
   struct Candidate {
@@ -205,6 +225,7 @@ class GreedyPlanner {
 
   int words_ = 1;
   int next_ = 0;
+  mutable std::int64_t work_ = 0;
   std::vector<Word> bits_;                 // (2n - 1) * words
   std::vector<double> size_;               // per node
   std::vector<char> alive_;
@@ -229,9 +250,11 @@ double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std:
 /// optimizer that built it (greedy or eliminate). With `fraction` > 0 (automatic) the
 /// elimination trees are built only when that fraction of the greedy tree's predicted
 /// seconds covers the time the greedy trees took (the elimination trees cost about as
-/// much).
+/// much), in estimated seconds of work (Note [Planning work]), which `*spent` (when
+/// given) receives for all the trees built.
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
-                     const StepModel& model, EinsumOptimizer* chosen = nullptr, double fraction = 0);
+                     const StepModel& model, EinsumOptimizer* chosen = nullptr, double fraction = 0,
+                     double* spent = nullptr);
 
 // --- optimal (optimize_optimal.cpp) ----------------------------------------------------
 
@@ -249,6 +272,9 @@ class SubsetDp {
                double cap, std::vector<Step>& steps, const StepModel& model);
   /// Largest intermediate of the last solved tree.
   double largest() const { return last_largest_; }
+  /// Work done so far (Note [Planning work]): splits enumerated and label words the
+  /// step costs read; never reset.
+  std::int64_t work() const { return work_; }
   /// Labels of the node created by step j of the last solved tree.
   const Word* step_labels(int j, int words) const {
     return &labels_[static_cast<std::size_t>(step_masks_[j]) * words];
@@ -260,6 +286,7 @@ class SubsetDp {
   std::vector<double> flops_, largest_, size_;
   std::vector<std::uint32_t> split_, step_masks_;
   double last_largest_ = 0;
+  std::int64_t work_ = 0;
 };
 
 /// opt_einsum-style optimal planner over a whole network: all splits for small
@@ -271,11 +298,13 @@ void optimal_tree(const PreparedNetwork& net, std::vector<Step>& steps, const St
 
 /// Randomized greedy restarts followed by subtree reconfiguration (see the file's notes).
 /// `fraction` > 0 (automatic): the soft stop of Note [Anneal budget] (after the
-/// fraction of the best tree's predicted seconds, once the search stalls); progress is
-/// then not printed to stderr. `start_from_steps`: `steps` holds the starting tree
-/// (automatic's best greedy tree) instead of running both greedy rules again.
+/// fraction of the best tree's predicted seconds, once the search stalls), with its
+/// time counted in estimated work (Note [Planning work]) and only `wall` seconds read
+/// from the clock; progress is then not printed to stderr. `start_from_steps`: `steps`
+/// holds the starting tree (automatic's best greedy tree) instead of running both
+/// greedy rules again.
 void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps, const StepModel& model,
-                 double fraction = 0, bool start_from_steps = false);
+                 double fraction = 0, bool start_from_steps = false, double wall = kInf);
 
 // --- chain and automatic (optimize_auto.cpp) -----------------------------------------
 

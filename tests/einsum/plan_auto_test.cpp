@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "einsum/path_internal.hpp"
@@ -304,6 +306,27 @@ TEST(Automatic, GeneratedNetworksNeverPredictedSlowerThanGreedyAndDeterministic)
     EXPECT_LE(a.cost.predicted_seconds, seconds(nets[i], with(nets[i], EinsumOptimizer::greedy)) * (1 + 1e-12)) << i;
     EXPECT_NO_THROW(validate_contraction_tree(static_cast<int>(nets[i].inputs.size()), a.tree));
   }
+}
+
+// Note [Planning work]: automatic counts its budgets in estimated work, so a busy
+// machine gets the same plan (and einsum the same bits) as an idle one. Two spinning
+// threads on the test's cores slow the second planning of each network down.
+TEST(Automatic, DefaultPlansAreTheSameOnABusyMachine) {
+  std::mt19937_64 rng(9);
+  const std::vector<ContractionNetwork> nets = {peps_norm(4, 4, 3, 2), regular_graph(rng, 120, 2), mps_mpo(30, 64, 2, 4),
+                                                tree_network(5, 16, 2), matrix_chain(rng, 30, 2, 100, true)};
+  std::vector<ContractionTree> idle;
+  for (const auto& net : nets) idle.push_back(plan_contraction(net, {}));
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> spinners;
+  for (int i = 0; i < 2; ++i)
+    spinners.emplace_back([&] {
+      volatile double x = 1;
+      while (!stop.load(std::memory_order_relaxed)) x = x * 1.0000001 + 1e-9;
+    });
+  for (std::size_t i = 0; i < nets.size(); ++i) EXPECT_EQ(plan_contraction(nets[i], {}).steps, idle[i].steps) << i;
+  stop = true;
+  for (auto& t : spinners) t.join();
 }
 
 TEST(Automatic, PlanningTimeFollowsThePredictedTime) {
