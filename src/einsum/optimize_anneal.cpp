@@ -67,8 +67,7 @@ constexpr double kStallFloor = 1.0 / 4;
 // Note [Anneal budget]
 // With a planning fraction (automatic; Note [Automatic planning]), `limit` is the hard
 // budget (the caller's: at most kHardFactor times the fraction of the starting tree's
-// predicted time) and
-// the search also stops softly, once both hold:
+// predicted time) and the search also stops softly, once both hold:
 //  - the time spent exceeds kStallFloor of the fraction of the best tree's predicted
 //    time (`soft`, updated as trees improve), and
 //  - planning no longer pays: the second half of the current phase (restarts, or

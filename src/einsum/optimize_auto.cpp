@@ -21,15 +21,15 @@
 //     the dynamic budget, from the fixed seed PlanOptions::seed. Every budget here is
 //     counted in estimated seconds of work, not read from the clock (Note [Planning
 //     work]), so the plan is the same on every run unless time_budget_s, the one limit
-//     on the clock, ends the search first. It stops softly once its gains no longer pay for
-//     its time (Note [Anneal budget]: from the fraction of the best tree's predicted
-//     time on) and at the latest after kHardFactor times the fraction of the starting
-//     tree's predicted time. The hard
-//     limit was the fraction itself until 2026-12-06: the starting tree is often far
-//     from the trees a short search finds, and stopping there cut off searches that
-//     were still paying (peps_norm_4x4_D3: planning plus predicted time 1.36 → 0.85 ms,
-//     tensornetwork_permutation_focus_step409_316 23.0 → 15.7 ms; a factor of 10 cost
-//     the small tree tensor networks and MPS-MPO sandwiches up to 30%; docs/benchmarks.md).
+//     on the clock, ends the search first. It stops softly once its gains no longer
+//     pay for its time (Note [Anneal budget]: from the fraction of the best tree's
+//     predicted time on) and at the latest after kHardFactor times the fraction of the
+//     starting tree's predicted time. The hard limit was the fraction itself until
+//     2026-12-06: the starting tree is often far from the trees a short search finds,
+//     and stopping there cut off searches that were still paying (peps_norm_4x4_D3:
+//     planning plus predicted time 1.36 → 0.85 ms, tensornetwork_permutation_focus_
+//     step409_316 23.0 → 15.7 ms; a factor of 10 cost the small tree tensor networks
+//     and MPS-MPO sandwiches up to 30%; docs/benchmarks.md).
 // The result is never predicted slower than greedy's tree.
 #include <array>
 #include <chrono>

@@ -163,8 +163,8 @@ void validate_cost_model(std::string_view op, const CostModel& m);
 // depend on the machine's load: two runs of one program could differ in the last bits,
 // and a search cut short on a busy moment kept a worse tree. automatic therefore counts
 // its planning in estimated seconds of work, from counters the planners keep: a greedy
-// score or merge is 3 units, an elimination score 2 plus the label's holders, and a DP
-// split 1 plus 2 when its step is costed. Measured on the suite's networks (release
+// score or merge is 3 units, an elimination score 2 plus the label's holders; a DP
+// subset 1, a split 1, plus 2 when its step is costed. Measured on the suite's networks (release
 // build, one core of the development VM; 1-5 label words): 35-42 ns a unit for greedy
 // (elimination 29-42, gm_queen5_5_3's long holder lists 13), 14-20 ns for the DP. Only
 // PlanOptions::time_budget_s is read from the clock (the hard stop the user asked for),
@@ -201,8 +201,7 @@ class GreedyPlanner {
   void run(const PreparedNetwork& net, const GreedyParams& params, std::vector<Step>& steps);
   /// Plans `net` by eliminating summed labels one at a time (optimize_eliminate.cpp).
   void eliminate(const PreparedNetwork& net, const EliminationParams& params, std::vector<Step>& steps);
-  /// Work done so far, in units that grow with the label words each score and merge
-  /// touches (Note [Planning work]); never reset.
+  /// Work done so far in the units of Note [Planning work]; never reset.
   std::int64_t work() const { return work_; }
 
  private:
@@ -272,8 +271,8 @@ class SubsetDp {
                double cap, std::vector<Step>& steps, const StepModel& model);
   /// Largest intermediate of the last solved tree.
   double largest() const { return last_largest_; }
-  /// Work done so far (Note [Planning work]): splits enumerated and label words the
-  /// step costs read; never reset.
+  /// Work done so far (Note [Planning work]): subsets set up, splits enumerated and
+  /// steps costed; never reset.
   std::int64_t work() const { return work_; }
   /// Labels of the node created by step j of the last solved tree.
   const Word* step_labels(int j, int words) const {
