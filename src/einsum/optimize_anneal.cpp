@@ -310,11 +310,10 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   update_limit(best, steps);
   budget.tick(best);
   // automatic's clock (Note [Planning work]): the planners' work since the last call,
-  // and `passes` walks over the tree (costing one, building the rewrite state).
+  // and `walks` over the tree (costing one, building the rewrite state).
   std::int64_t greedy_seen = greedy.work(), dp_seen = 0;
-  auto account = [&](std::int64_t dp_work, int passes) {
-    budget.spend(kGreedyWorkSeconds * static_cast<double>(greedy.work() - greedy_seen + passes * net.n) +
-                 kDpWorkSeconds * static_cast<double>(dp_work - dp_seen));
+  auto account = [&](std::int64_t dp_work, int walks) {
+    budget.spend(work_seconds(greedy.work() - greedy_seen + walks * net.n, dp_work - dp_seen));
     greedy_seen = greedy.work();
     dp_seen = dp_work;
   };

@@ -170,9 +170,9 @@ double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::ve
                      const StepModel& model, EinsumOptimizer* chosen, double fraction, double* spent) {
   thread_local std::vector<Step> other;
   const std::int64_t w0 = planner.work();
-  // Estimated seconds so far: the planner's work and a pass over the tree per cost.
+  // Estimated seconds so far: the planner's work and a walk over the tree per cost.
   int costs = 0;
-  auto seconds = [&] { return kGreedyWorkSeconds * static_cast<double>(planner.work() - w0 + costs * net.n); };
+  auto seconds = [&] { return work_seconds(planner.work() - w0 + costs * net.n, 0); };
   planner.run(net, {}, steps);
   double best = tree_cost(net, steps, model);
   ++costs;

@@ -163,7 +163,8 @@ void validate_cost_model(std::string_view op, const CostModel& m);
 // depend on the machine's load: two runs of one program could differ in the last bits,
 // and a search cut short on a busy moment kept a worse tree. automatic therefore counts
 // its planning in estimated seconds of work, from counters the planners keep: a greedy
-// score or merge is 3 units, an elimination score 2 plus the label's holders; a DP
+// score or merge is 3 units, an elimination score 2 plus the label's holders, a walk
+// over a tree (costing it, building anneal's rewrite state) one per operand; a DP
 // subset 1, a split 1, plus 2 when its step is costed. Measured on the suite's networks (release
 // build, one core of the development VM; 1-5 label words): 35-42 ns a unit for greedy
 // (elimination 29-42, gm_queen5_5_3's long holder lists 13), 14-20 ns for the DP. Only
@@ -171,6 +172,10 @@ void validate_cost_model(std::string_view op, const CostModel& m);
 // so a plan is the same on every run unless that limit ends it.
 inline constexpr double kGreedyWorkSeconds = 38e-9;
 inline constexpr double kDpWorkSeconds = 17e-9;
+/// Estimated seconds of `greedy_units` greedy-planner units and `dp_units` DP units.
+inline double work_seconds(std::int64_t greedy_units, std::int64_t dp_units) {
+  return kGreedyWorkSeconds * static_cast<double>(greedy_units) + kDpWorkSeconds * static_cast<double>(dp_units);
+}
 
 // --- greedy (optimize_greedy.cpp) ------------------------------------------------------
 
