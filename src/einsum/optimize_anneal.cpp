@@ -244,10 +244,9 @@ class Reconfigurer {
     if (k < 3) return 0;
     double old_cost = 0;
     for (int x : inner_) old_cost += t_.flops[x];
-    inputs_.resize(static_cast<std::size_t>(k) * W);
-    for (int i = 0; i < k; ++i) std::copy_n(&t_.labels[frontier_[i] * W], W, &inputs_[i * W]);
-    const double new_cost = dp_.solve(k, inputs_.data(), &t_.labels[r * W], W, net_.extent.data(), false,
-                                      old_cost * (1 + 1e-12), local_, model_);
+    const int V = compact(k, r);
+    const double new_cost = dp_.solve(k, inputs_.data(), output_.data(), V, W > 1 ? ext_.data() : net_.extent.data(),
+                                      false, old_cost * (1 + 1e-12), local_, model_);
     if (new_cost == kInf) return 0;  // rounding: the current subtree is already optimal
     // Splice: local step j takes inner id ids[j]; the last step is the root r.
     ids_.clear();
@@ -259,7 +258,7 @@ class Reconfigurer {
       const int c = ids_[j], a = map(local_[j].first), b = map(local_[j].second);
       t_.left[c] = a;
       t_.right[c] = b;
-      std::copy_n(dp_.step_labels(j, W), W, &t_.labels[c * W]);
+      expand(dp_.step_labels(j, V), V, &t_.labels[c * W]);
       t_.flops[c] = model_.step(&t_.labels[a * W], &t_.labels[b * W], &t_.labels[c * W], W, net_.extent.data());
     }
     return new_cost - old_cost;
@@ -279,12 +278,67 @@ class Reconfigurer {
     return t_.root;  // rounding left target above 0
   }
 
+  // The rewrite's operands (the frontier) and output (the root's labels) for the DP into
+  // inputs_ and output_; returns their words per set. Networks of more than 64 labels
+  // get their sets compacted to the labels the frontier holds (usually one word, against
+  // 11 on light_415), in the same order, so every product and every tree is the same.
+  int compact(int k, int r) {
+    const int W = t_.W;
+    inputs_.resize(static_cast<std::size_t>(k) * W);
+    output_.resize(static_cast<std::size_t>(W));
+    if (W == 1) {
+      for (int i = 0; i < k; ++i) inputs_[i] = t_.labels[frontier_[i]];
+      output_[0] = t_.labels[r];
+      return 1;
+    }
+    held_.assign(static_cast<std::size_t>(W), Word{0});
+    for (int i = 0; i < k; ++i)
+      for (int w = 0; w < W; ++w) held_[w] |= t_.labels[frontier_[i] * W + w];
+    global_.clear();
+    ext_.clear();
+    local_of_.resize(net_.extent.size());
+    for (int w = 0; w < W; ++w)
+      for (Word x = held_[w]; x != 0; x &= x - 1) {
+        const int l = w * 64 + std::countr_zero(x);
+        local_of_[l] = static_cast<int>(global_.size());
+        global_.push_back(l);
+        ext_.push_back(net_.extent[l]);
+      }
+    const int V = std::max<int>(1, static_cast<int>((global_.size() + 63) / 64));
+    auto to_local = [&](const Word* S, Word* D) {
+      std::fill_n(D, V, Word{0});
+      for (int w = 0; w < W; ++w)
+        for (Word x = S[w] & held_[w]; x != 0; x &= x - 1) {
+          const int j = local_of_[w * 64 + std::countr_zero(x)];
+          D[j / 64] |= Word{1} << (j % 64);
+        }
+    };
+    for (int i = 0; i < k; ++i) to_local(&t_.labels[frontier_[i] * W], &inputs_[i * V]);
+    to_local(&t_.labels[r * W], output_.data());
+    return V;
+  }
+  // A DP step's labels (V words per set, as compact() made them) into the tree's W words.
+  void expand(const Word* S, int V, Word* D) const {
+    const int W = t_.W;
+    if (W == 1) {
+      D[0] = S[0];
+      return;
+    }
+    std::fill_n(D, W, Word{0});
+    for (int v = 0; v < V; ++v)
+      for (Word x = S[v]; x != 0; x &= x - 1) {
+        const int l = global_[v * 64 + std::countr_zero(x)];
+        D[l / 64] |= Word{1} << (l % 64);
+      }
+  }
+
   const PreparedNetwork& net_;
   TreeState& t_;
   const StepModel& model_;
   SubsetDp dp_;
-  std::vector<int> inner_, frontier_, ids_;
-  std::vector<Word> inputs_;
+  std::vector<int> inner_, frontier_, ids_, global_, local_of_;
+  std::vector<Word> inputs_, output_, held_;
+  std::vector<double> ext_;
   std::vector<Step> local_;
 };
 

@@ -129,6 +129,29 @@ struct StepModel {
     if (!time) return fm * fn * fk * fb;
     return seconds(fm, fn, fk, fb, dot);
   }
+  /// step() for operands whose sizes are known (sa = size(A), sb = size(B), as the DP and
+  /// the greedy planners keep them): only the shared labels are visited, and the free
+  /// extents are sa and sb divided by the shared ones (exact while the products fit in
+  /// a double's 53 bits, as integer extents' products do up to 9·10^15).
+  double step_sized(const Word* A, const Word* B, const Word* C, int words, const double* ext, double sa,
+                    double sb) const {
+    double fk = 1, fb = 1;
+    bool dot = false;
+    for (int w = 0; w < words; ++w)
+      for (Word x = A[w] & B[w]; x != 0; x &= x - 1) {
+        const int bit = std::countr_zero(x);
+        const double e = ext[w * 64 + bit];
+        if ((C[w] >> bit) & 1) fb *= e;
+        else {
+          fk *= e;
+          dot = true;
+        }
+      }
+    const double shared = fk * fb;
+    const double fm = sa / shared, fn = sb / shared;
+    if (!time) return fm * fn * fk * fb;
+    return seconds(fm, fn, fk, fb, dot);
+  }
   /// The time model for a step of GEMM extents M, N, K and batch B.
   double seconds(double fm, double fn, double fk, double fb, bool dot) const {
     const double sa = fm * fk * fb, sb = fn * fk * fb, sc = fm * fn * fb;
