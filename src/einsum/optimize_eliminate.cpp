@@ -149,8 +149,9 @@ void GreedyPlanner::eliminate(const PreparedNetwork& net, const EliminationParam
 // (34 ms predicted against greedy's 2 s on brackets) and the factor graph gm_queen5_5_3
 // (3 s against 18 s), and a good start saves most of the search that follows. Under
 // automatic the elimination trees (about as costly as the greedy ones) are skipped when
-// the planning budget could not pay for them: a tree tensor network of 255 operands
-// contracts in 0.13 ms, and the four starting trees took 0.75 ms.
+// the planning budget (the anneal's hard limit) could not pay for them: a tree tensor
+// network of 255 operands contracts in 0.13 ms, and the four starting trees took
+// 0.75 ms.
 double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
                         const StepModel& model) {
   thread_local std::vector<Step> other;

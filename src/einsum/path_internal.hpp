@@ -188,9 +188,15 @@ void validate_cost_model(std::string_view op, const CostModel& m);
 // its planning in estimated seconds of work, from counters the planners keep: a greedy
 // score or merge is 3 units, an elimination score 2 plus the label's holders, a walk
 // over a tree (costing it, building anneal's rewrite state) one per operand; a DP
-// subset 1, a split 1, plus 2 when its step is costed. Measured on the suite's networks (release
-// build, one core of the development VM; 1-5 label words): 35-42 ns a unit for greedy
-// (elimination 29-42, gm_queen5_5_3's long holder lists 13), 14-20 ns for the DP. Only
+// subset 1, a split 1, plus 2 when its step is costed. Measured on the suite's networks
+// (release build, one core of the development VM; 1-5 label words): 35-42 ns a unit for
+// greedy (elimination 29-42, gm_queen5_5_3's long holder lists 13), 14-20 ns for the DP.
+// Since the DP costs splits from known sizes (StepModel::step_sized) and rewrites
+// compact their labels, a DP unit of anneal's rewrites takes 6-19 ns (median 11); the
+// constant stays at 17: at 11 the searches ran longer (up to 90%) and planning plus
+// predicted time went down only on lm_batch_likelihood_brackets_4_4d (18.8 → 16.2 ms),
+// changing less than 1% on 17 of the other 19 networks of the suite and the generated
+// set, up to 5% worse on the rest, so the speed-up is kept as shorter planning. Only
 // PlanOptions::time_budget_s is read from the clock (the hard stop the user asked for),
 // so a plan is the same on every run unless that limit ends it.
 inline constexpr double kGreedyWorkSeconds = 38e-9;
