@@ -220,6 +220,41 @@ TEST(TimeModel, TimeObjectivePrefersFewerLargeIntermediatesAtEqualFlops) {
   }
 }
 
+TEST(TimeModel, SizedStepEqualsTheLabelByLabelStep) {
+  // StepModel::step_sized (the DP's form: operand sizes known, only shared labels
+  // visited) gives exactly step()'s cost, under both objectives, for label sets over
+  // three words with extent-1 labels (a contraction over extent 1 still counts as a GEMM)
+  // while the extents' products fit in a double's 53 bits; above, to rounding.
+  using einsum_detail::StepModel;
+  using einsum_detail::Word;
+  std::mt19937_64 rng(11);
+  constexpr int W = 3;
+  std::vector<double> ext(64 * W);
+  for (double& e : ext) e = static_cast<double>(draw(rng, 1, 9));
+  int exact = 0;
+  for (PlanObjective objective : {PlanObjective::time, PlanObjective::flops}) {
+    const StepModel model(objective, CostModel{});
+    for (int trial = 0; trial < 2000; ++trial) {
+      Word a[W], b[W], c[W];
+      for (int w = 0; w < W; ++w) {
+        const Word sparse = rng() & rng() & rng() & rng();  // about 4 labels a word
+        a[w] = sparse & rng();
+        b[w] = (sparse | (rng() & rng() & rng())) & rng();
+        c[w] = (a[w] | b[w]) & rng();  // the result keeps some labels of either side
+      }
+      const double sa = einsum_detail::set_size(a, W, ext.data()), sb = einsum_detail::set_size(b, W, ext.data());
+      const double sized = model.step_sized(a, b, c, W, ext.data(), sa, sb), plain = model.step(a, b, c, W, ext.data());
+      if (sa * sb < 0x1p53) {
+        ++exact;
+        EXPECT_EQ(sized, plain) << trial;
+      } else {
+        EXPECT_NEAR(sized, plain, 1e-12 * plain) << trial;
+      }
+    }
+  }
+  EXPECT_GT(exact, 2000);  // most trials are in the exact range
+}
+
 // ---------------------------------------------------------------------------------------
 // Chain solver
 // ---------------------------------------------------------------------------------------
