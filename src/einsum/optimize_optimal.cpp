@@ -90,7 +90,8 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
           const Word* B = &labels_[static_cast<std::size_t>(b) * W];
           if (!connected_only || intersects(A, B, W)) {
             work_ += 2;
-            const double total = base + model.step_sized(A, B, &labels_[static_cast<std::size_t>(s) * W], W, ext, size_[a], size_[b]);
+            const Word* S = &labels_[static_cast<std::size_t>(s) * W];
+            const double total = base + model.step_sized(A, B, S, W, ext, size_[a], size_[b]);
             if (total <= cap) {
               const double largest = std::max({size_[s], largest_[a], largest_[b]});
               if (total < best || (total == best && largest < best_largest)) {

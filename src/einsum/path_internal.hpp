@@ -129,8 +129,8 @@ struct StepModel {
     if (!time) return fm * fn * fk * fb;
     return seconds(fm, fn, fk, fb, dot);
   }
-  /// step() for operands whose sizes are known (sa = size(A), sb = size(B), as the DP and
-  /// the greedy planners keep them): only the shared labels are visited, and the free
+  /// step() for operands whose sizes are known (sa = size(A), sb = size(B), as the subset
+  /// DP keeps them): only the shared labels are visited, and the free
   /// extents are sa and sb divided by the shared ones (exact while the products fit in
   /// a double's 53 bits, as integer extents' products do up to 9·10^15).
   double step_sized(const Word* A, const Word* B, const Word* C, int words, const double* ext, double sa,
