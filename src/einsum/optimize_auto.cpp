@@ -10,11 +10,11 @@
 //  2. The starting tree (Note [Starting trees]: the best of greedy's two rules and of
 //     label elimination by size and by fill), as the baseline and the yardstick for the
 //     budget. The elimination trees are built when the hard budget of step 5 (not the
-//     fraction itself, as until 2026-12-06) covers what the greedy trees took: they
-//     are part of the same search. matrix_chain_n200 of the bench's generated networks
-//     then starts from elimination's tree, 1.05 ms predicted against greedy's 1.47,
-//     which a short anneal had not improved (planning 0.37 → 0.30 ms), and
-//     ttn_levels5_chi16 from a 0.24 ms tree instead of 0.31.
+//     fraction itself, as until 2026-12-06) covers what the greedy trees took and what
+//     they will take: they are part of the same search. matrix_chain_n200 of the
+//     bench's generated networks then starts from elimination's tree, 1.05 ms predicted
+//     against greedy's 1.47, which a short anneal had not improved (planning 0.37 →
+//     0.30 ms), and ttn_levels5_chi16 from a 0.24 ms tree instead of 0.31.
 //  3. A chain (each operand shares summed labels with at most two others, the graph is
 //     a path: matrix chains, MPS-like rows): the exact interval DP along the chain,
 //     O(n^3) steps (the matrix-chain algorithm, Cormen et al. §15.2), when its estimated
@@ -207,10 +207,10 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   thread_local GreedyPlanner greedy;
   thread_local std::vector<Step> start_steps;
   EinsumOptimizer chosen = EinsumOptimizer::greedy;
-  double spent = 0;  // estimated seconds of work (Note [Planning work])
-  // The elimination trees are built when the hard budget (step 5) covers greedy's time.
-  const double start_cost =
-      starting_tree(net, greedy, start_steps, model, &chosen, kHardFactor * options.planning_fraction, &spent);
+  double spent = 0, one_run = 0;  // estimated seconds of work (Note [Planning work])
+  // The elimination trees are built when the hard budget (step 5) covers them.
+  const double start_cost = starting_tree(net, greedy, start_steps, model, &chosen,
+                                          kHardFactor * options.planning_fraction, &spent, &one_run);
   const StepModel seconds_model(PlanObjective::time, model.m);
   const double predicted = model.time ? start_cost : tree_cost(net, start_steps, seconds_model);
   double budget = std::min(options.time_budget_s, options.planning_fraction * predicted) - spent;
@@ -242,10 +242,13 @@ EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& op
   // Anneal stops by itself within the budget; it needs some budget to start at all.
   // (Requiring several greedy runs' worth of budget, as a first version did, left the
   // 415-tensor network of the suite with greedy's tree, 40× slower than anneal's, on a
-  // loaded machine.)
+  // loaded machine, when budgets were read from the clock.)
   double hard = std::min(options.time_budget_s, kHardFactor * options.planning_fraction * predicted);
   if (!std::isfinite(hard)) hard = 1.0;  // as `budget` above
-  if (hard <= spent) return chosen;
+  // Its least work is a restart (about a greedy run) and the rewrite state: below two
+  // greedy runs of budget it cannot improve the tree (ttn_levels7_chi8 spent 0.12 ms
+  // for nothing).
+  if (hard - spent < 2 * one_run) return chosen;
   PlanOptions o = options;
   o.time_budget_s = hard - spent;
   candidate = steps;  // the starting tree

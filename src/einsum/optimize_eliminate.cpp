@@ -148,10 +148,11 @@ void GreedyPlanner::eliminate(const PreparedNetwork& net, const EliminationParam
 // networks (elimination's trees run 1.3-50× slower), elimination on the language models
 // (34 ms predicted against greedy's 2 s on brackets) and the factor graph gm_queen5_5_3
 // (3 s against 18 s), and a good start saves most of the search that follows. Under
-// automatic the elimination trees (about as costly as the greedy ones) are skipped when
-// the planning budget (the anneal's hard limit) could not pay for them: a tree tensor
-// network of 255 operands contracts in 0.13 ms, and the four starting trees took
-// 0.75 ms.
+// automatic the elimination trees (each about as costly as a greedy run) are built only
+// when the planning budget (the anneal's hard limit) covers the greedy trees and them:
+// a tree tensor network of 255 operands contracts in 0.13 ms, and the four starting
+// trees took 0.75 ms; a 60-tensor random regular graph contracting in 40 µs paid 30 µs
+// for a tree 2 µs faster.
 double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
                         const StepModel& model) {
   thread_local std::vector<Step> other;
@@ -167,8 +168,26 @@ double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std:
   return best;
 }
 
+namespace {
+
+// Whether some output label is held by two or more operands.
+bool shares_output_label(const PreparedNetwork& net) {
+  for (int w = 0; w < net.words; ++w) {
+    Word seen = 0;
+    for (int i = 0; i < net.n; ++i) {
+      const Word x = net.input(i)[w] & net.output[w];
+      if (seen & x) return true;
+      seen |= x;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
-                     const StepModel& model, EinsumOptimizer* chosen, double fraction, double* spent) {
+                     const StepModel& model, EinsumOptimizer* chosen, double fraction, double* spent,
+                     double* one_run) {
   thread_local std::vector<Step> other;
   const std::int64_t w0 = planner.work();
   // Estimated seconds so far: the planner's work and a walk over the tree per cost.
@@ -177,6 +196,7 @@ double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::ve
   planner.run(net, {}, steps);
   double best = tree_cost(net, steps, model);
   ++costs;
+  const double first_run = seconds();  // an elimination tree costs about as much
   EinsumOptimizer which_best = EinsumOptimizer::greedy;
   auto keep = [&](double c, EinsumOptimizer which) {
     ++costs;
@@ -186,22 +206,24 @@ double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::ve
       which_best = which;
     }
   };
-  // The bonds-only rule differs only where the output keeps labels (a closed network,
-  // a PEPS norm or a ring, would get the same tree twice).
-  if (std::any_of(net.output.begin(), net.output.end(), [](Word w) { return w != 0; })) {
+  // The bonds-only rule differs only where two operands share an output label (a pair
+  // sharing one is a candidate of the plain rule alone, and a label held once stays on
+  // one node): a closed network, a PEPS norm, a matrix chain or a tree tensor network
+  // would get the same tree twice.
+  if (shares_output_label(net)) {
     GreedyParams bonds;
     bonds.bonds_only = true;
     planner.run(net, bonds, other);
     keep(tree_cost(net, other, model), EinsumOptimizer::greedy);
   }
-  const double greedy_seconds = seconds();
   const double predicted = model.time ? best : tree_cost(net, steps, StepModel(PlanObjective::time, model.m));
-  if (fraction <= 0 || fraction * predicted >= greedy_seconds) {
+  if (fraction <= 0 || fraction * predicted >= seconds() + 2 * first_run) {
     keep(elimination_tree(net, planner, other, model), EinsumOptimizer::eliminate);
     ++costs;  // elimination_tree costs both of its trees
   }
   if (chosen) *chosen = which_best;
   if (spent) *spent = seconds();
+  if (one_run) *one_run = first_run;
   return best;
 }
 

@@ -282,12 +282,12 @@ double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std:
 /// into `steps`; returns its cost under `model` and sets `*chosen` (when given) to the
 /// optimizer that built it (greedy or eliminate). With `fraction` > 0 (automatic) the
 /// elimination trees are built only when that fraction of the greedy tree's predicted
-/// seconds covers the time the greedy trees took (the elimination trees cost about as
-/// much), in estimated seconds of work (Note [Planning work]), which `*spent` (when
-/// given) receives for all the trees built.
+/// seconds covers the time the greedy trees took plus theirs (each about one greedy
+/// run), in estimated seconds of work (Note [Planning work]), which `*spent` (when
+/// given) receives for all the trees built and `*one_run` for the first greedy tree.
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
                      const StepModel& model, EinsumOptimizer* chosen = nullptr, double fraction = 0,
-                     double* spent = nullptr);
+                     double* spent = nullptr, double* one_run = nullptr);
 
 // --- optimal (optimize_optimal.cpp) ----------------------------------------------------
 
