@@ -142,9 +142,9 @@ void GreedyPlanner::eliminate(const PreparedNetwork& net, const EliminationParam
 
 // Note [Starting trees]
 // Anneal and automatic start from the cheapest of four deterministic trees: greedy with
-// either candidate rule (GreedyParams::bonds_only; only where the output keeps labels:
-// on a closed network both rules build the same tree) and label elimination by smallest
-// result and by fewest fill pairs. None dominates: on the suite greedy wins on the MERA
+// either candidate rule (GreedyParams::bonds_only; only where two operands share an
+// output label: elsewhere both rules build the same tree) and label elimination by
+// smallest result and by fewest fill pairs. None dominates: on the suite greedy wins on the MERA
 // networks (elimination's trees run 1.3-50× slower), elimination on the language models
 // (34 ms predicted against greedy's 2 s on brackets) and the factor graph gm_queen5_5_3
 // (3 s against 18 s), and a good start saves most of the search that follows. Under
