@@ -144,15 +144,15 @@ void GreedyPlanner::eliminate(const PreparedNetwork& net, const EliminationParam
 // Anneal and automatic start from the cheapest of four deterministic trees: greedy with
 // either candidate rule (GreedyParams::bonds_only; only where two operands share an
 // output label: elsewhere both rules build the same tree) and label elimination by
-// smallest result and by fewest fill pairs. None dominates: on the suite greedy wins on the MERA
-// networks (elimination's trees run 1.3-50× slower), elimination on the language models
-// (34 ms predicted against greedy's 2 s on brackets) and the factor graph gm_queen5_5_3
-// (3 s against 18 s), and a good start saves most of the search that follows. Under
-// automatic the elimination trees (each about as costly as a greedy run) are built only
-// when the planning budget (the anneal's hard limit) covers the greedy trees and them:
-// a tree tensor network of 255 operands contracts in 0.13 ms, and the four starting
-// trees took 0.75 ms; a 60-tensor random regular graph contracting in 40 µs paid 30 µs
-// for a tree 2 µs faster.
+// smallest result and by fewest fill pairs. None dominates: on the suite greedy wins on
+// the MERA networks (elimination's trees run 1.3-50× slower), elimination on the
+// language models (34 ms predicted against greedy's 2 s on brackets) and the factor
+// graph gm_queen5_5_3 (3 s against 18 s), and a good start saves most of the search
+// that follows. Under automatic the elimination trees (each about as costly as a greedy
+// run) are built only when the planning budget (the anneal's hard limit) covers the
+// greedy trees and them: a tree tensor network of 255 operands contracts in 0.13 ms, and
+// the four starting trees took 0.75 ms; a 60-tensor random regular graph contracting in
+// 40 µs paid 30 µs for a tree 2 µs faster.
 double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
                         const StepModel& model) {
   thread_local std::vector<Step> other;
