@@ -263,8 +263,8 @@ class Reconfigurer {
     double old_cost = 0;
     for (int x : inner_) old_cost += t_.flops[x];
     const int V = compact(k, r);
-    const double new_cost = dp_.solve(k, inputs_.data(), output_.data(), V, W > 1 ? ext_.data() : net_.extent.data(),
-                                      false, old_cost * (1 + 1e-12), local_, model_);
+    const double new_cost =
+        dp_.solve(k, inputs_.data(), output_.data(), V, dp_ext_, false, old_cost * (1 + 1e-12), local_, model_);
     if (new_cost == kInf) return 0;  // rounding: the current subtree is already optimal
     // Splice: local step j takes inner id ids[j]; the last step is the root r.
     ids_.clear();
@@ -297,7 +297,7 @@ class Reconfigurer {
   }
 
   // The rewrite's operands (the frontier) and output (the root's labels) for the DP into
-  // inputs_ and output_; returns their words per set. Networks of more than 64 labels
+  // inputs_ and output_, their extents at dp_ext_; returns their words per set. Networks of more than 64 labels
   // get their sets compacted to the labels the frontier holds (usually one word, against
   // 11 on light_415), in the same order, so every product and every tree is the same.
   int compact(int k, int r) {
@@ -307,6 +307,7 @@ class Reconfigurer {
     if (W == 1) {
       for (int i = 0; i < k; ++i) inputs_[i] = t_.labels[frontier_[i]];
       output_[0] = t_.labels[r];
+      dp_ext_ = net_.extent.data();
       return 1;
     }
     held_.assign(static_cast<std::size_t>(W), Word{0});
@@ -333,6 +334,7 @@ class Reconfigurer {
     };
     for (int i = 0; i < k; ++i) to_local(&t_.labels[frontier_[i] * W], &inputs_[i * V]);
     to_local(&t_.labels[r * W], output_.data());
+    dp_ext_ = ext_.data();
     return V;
   }
   // A DP step's labels (V words per set, as compact() made them) into the tree's W words.
@@ -357,6 +359,7 @@ class Reconfigurer {
   std::vector<int> inner_, frontier_, ids_, global_, local_of_;
   std::vector<Word> inputs_, output_, held_;
   std::vector<double> ext_;
+  const double* dp_ext_ = nullptr;  // the extents compact() numbered the labels for
   std::vector<Step> local_;
 };
 
