@@ -9,7 +9,7 @@
 // rank correlation of predicted and measured time over all executed rows.
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
-//       [--seed N] [--generated] [--memory-limit ELEMENTS] [--threads N] [--pool-mb MB]
+//       [--seed N] [--auto-seed N] [--generated] [--memory-limit ELEMENTS] [--threads N] [--pool-mb MB]
 // --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
 // environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
 // tensor networks); they have no suite path, so the yardstick is anneal.
@@ -380,6 +380,7 @@ int main(int argc, char** argv) {
   bool execute = true, generated = false;
   double memory_limit = 0;  // PlanOptions::max_intermediate_elements for every optimizer
   std::uint64_t seed = 1;
+  std::uint64_t auto_seed = 0;  // automatic's PlanOptions::seed (0: what einsum uses)
   int threads = 1;
   double pool_mb = 0;  // 0: CpuBackendOptions' default pool_byte_limit
   for (int i = 1; i < argc; ++i) {
@@ -396,6 +397,7 @@ int main(int argc, char** argv) {
     else if (a == "--generated") generated = true;
     else if (a == "--memory-limit") memory_limit = std::atof(next().c_str());
     else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--auto-seed") auto_seed = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--threads") threads = std::atoi(next().c_str());
     else if (a == "--pool-mb") pool_mb = std::atof(next().c_str());
     else file = a;  // the old positional form
@@ -451,6 +453,7 @@ int main(int argc, char** argv) {
         if (path.empty()) continue;  // generated networks have no suite path
         o.path = path;
       }
+      else if (w == "automatic") o.plan.seed = auto_seed;
       else if (w == "greedy") o.plan.optimizer = EinsumOptimizer::greedy;
       else if (w == "anneal") {
         if (n <= 3) continue;
