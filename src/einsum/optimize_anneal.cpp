@@ -34,15 +34,6 @@
 // gain. Against the earlier fixed mix (10, 8 or 6 nodes), a 20 ms anneal of
 // gm_queen5_5_3 went from 3.4 to 1.2 s predicted and of light_415 from 21 to 14 ms; at
 // 1 s both end within 5% of the fixed mix (docs/benchmarks.md, 2026-12-06 third sitting).
-// Under automatic only a gain of kAutoRegrowGain (1%) of the tree's cost takes the
-// frontier back: its searches are short, and on light_415 small gains (32.19 → 31.81 ms
-// in 3 ms of work) had held the frontier small until the stall rule stopped the search,
-// where larger frontiers found 20 ms trees within the next millisecond. Over 8 seeds,
-// automatic's planning plus predicted time: light_415 0.95×, focus_316 0.97×,
-// gm_queen5_5_3 0.97×, rrg3_n120_bond2 0.96×, the language models 0.98×, the other
-// networks of the suite and the generated set 0.99-1.01×. The explicit anneal keeps
-// every gain as a reset: at 0.1 s the 1% rule left focus_316, light_415 and
-// rrg3_n120_bond2 with 13-26% costlier trees.
 // Note [Rewrite rounds]
 // On loopy networks of uniform small bonds the rewrites end in a local optimum that
 // depends on their random path: on a random 3-regular graph of 120 bond-2 tensors,
@@ -86,9 +77,6 @@ constexpr int kAnnealExactMax = 10;
 constexpr int kMinFrontier = 4;
 constexpr int kMaxFrontier = 10;
 constexpr std::int64_t kGrowAfter = 64;
-// Under automatic, only a rewrite that saves this fraction of the tree's cost takes the
-// frontier back to its smallest size (Note [Growing frontiers]).
-constexpr double kAutoRegrowGain = 0.01;
 // The stall rule of Note [Anneal budget] applies from this fraction of the soft limit on,
 // and in the rewrite phase only after this many rewrites (two frontier growths).
 constexpr double kStallFloor = 1.0 / 4;
@@ -473,8 +461,6 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
   TreeState tree;
   Reconfigurer re(net, tree, model);
   double best_round = kInf;
-  // The gain that takes the frontier back to its smallest size (Note [Growing frontiers]).
-  const double regrow_gain = fraction > 0 ? kAutoRegrowGain : 1e-9;
   for (;;) {
     const double round_start = budget.elapsed();
     tree.build(net, start, model);
@@ -487,7 +473,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
     while (!budget.used(1.0)) {
       const double delta = re.trial(rng, static_cast<int>(stalled / kGrowAfter));
       account(re.work(), 0);
-      stalled = delta < -regrow_gain * current ? 0 : stalled + 1;
+      stalled = delta < -1e-9 * current ? 0 : stalled + 1;
       if (delta != 0 && ++since_resum >= 64) {
         current = tree.total();  // bound the drift of the running sum
         since_resum = 0;

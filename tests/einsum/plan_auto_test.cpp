@@ -363,11 +363,10 @@ TEST(Automatic, RewritesRunUntilTheFrontierHasGrown) {
 }
 
 // Note [Rewrite rounds]: on a random 3-regular graph the rewrites' end depends on their
-// path, so automatic runs them again from the same start while the budget allows; and
-// only gains of 1% take its frontiers back to their smallest size (Note [Growing
-// frontiers]). Over 8 seeds, one round gave trees predicted 8.9 ms on average (the worst
-// 25.8 ms); with the rounds, 6.4 ms (the worst 13.2 ms); with both rules, 6.0 ms (the
-// worst 8.6 ms). Planning is counted in work, so the trees are the same on every machine.
+// path, so automatic runs them again from the same start while the budget allows. Over
+// 8 seeds, one round gave trees predicted 8.9 ms on average (the worst 25.8 ms); with
+// the rounds, 6.4 ms (the worst 13.2 ms). Planning is counted in work, so the trees are
+// the same on every machine.
 TEST(Automatic, RewriteRoundsOnALoopyNetwork) {
   std::mt19937_64 rng(21);
   const auto net = regular_graph(rng, 120, 2);
@@ -382,7 +381,7 @@ TEST(Automatic, RewriteRoundsOnALoopyNetwork) {
   std::printf("random 3-regular graph, 120 tensors, bond 2, over 8 seeds: mean %.3f ms, worst %.3f ms\n", mean * 1e3,
               worst * 1e3);
   EXPECT_LT(mean, 7.5e-3);
-  EXPECT_LT(worst, 11e-3);
+  EXPECT_LT(worst, 18e-3);
 }
 
 // Note [Planning work]: automatic counts its budgets in estimated work, so a busy
