@@ -59,6 +59,32 @@ void validate_cost_model(std::string_view op, const CostModel& m) {
   non_negative(m.step_seconds, "step_seconds");
 }
 
+ContractionCost checked_cost(const ContractionNetwork& net, const std::vector<Step>& steps, const CostModel& model) {
+  thread_local PreparedNetwork p;
+  thread_local std::vector<Word> labels, scratch;
+  thread_local std::vector<double> ext;
+  prepare_network(net, p);
+  tree_labels(p, steps, labels, scratch);
+  // Report true products (a zero extent gives zero), not the planning extents.
+  ext.assign(net.extents.begin(), net.extents.end());
+  const StepModel time(PlanObjective::time, model);
+  ContractionCost cost;
+  const int W = p.words;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const auto [a, b] = steps[k];
+    const int c = p.n + static_cast<int>(k);
+    const Word *A = &labels[a * W], *B = &labels[b * W], *C = &labels[c * W];
+    cost.flops += union_size(A, B, W, ext.data());
+    const double size = set_size(C, W, ext.data());
+    cost.largest_intermediate = std::max(cost.largest_intermediate, size);
+    cost.elements_written += size;
+    cost.bytes += model.element_bytes *
+                  (model.read_factor * (set_size(A, W, ext.data()) + set_size(B, W, ext.data())) + model.write_factor * size);
+    cost.predicted_seconds += time.step(A, B, C, W, ext.data());
+  }
+  return cost;
+}
+
 }  // namespace einsum_detail
 
 ContractionCost contraction_cost(const ContractionNetwork& net, const ContractionTree& tree, const CostModel& model) {
@@ -66,29 +92,7 @@ ContractionCost contraction_cost(const ContractionNetwork& net, const Contractio
   einsum_detail::validate_network(op, net);
   einsum_detail::validate_tree(op, static_cast<int>(net.inputs.size()), tree);
   einsum_detail::validate_cost_model(op, model);
-  einsum_detail::PreparedNetwork p;
-  einsum_detail::prepare_network(net, p);
-  std::vector<einsum_detail::Word> labels, scratch;
-  einsum_detail::tree_labels(p, tree.steps, labels, scratch);
-  // Report true products (a zero extent gives zero), not the planning extents.
-  std::vector<double> ext(net.extents.begin(), net.extents.end());
-  const einsum_detail::StepModel time(PlanObjective::time, model);
-  ContractionCost cost;
-  const int W = p.words;
-  for (std::size_t k = 0; k < tree.steps.size(); ++k) {
-    const auto [a, b] = tree.steps[k];
-    const int c = p.n + static_cast<int>(k);
-    const einsum_detail::Word *A = &labels[a * W], *B = &labels[b * W], *C = &labels[c * W];
-    cost.flops += einsum_detail::union_size(A, B, W, ext.data());
-    const double size = einsum_detail::set_size(C, W, ext.data());
-    cost.largest_intermediate = std::max(cost.largest_intermediate, size);
-    cost.elements_written += size;
-    cost.bytes += model.element_bytes * (model.read_factor * (einsum_detail::set_size(A, W, ext.data()) +
-                                                              einsum_detail::set_size(B, W, ext.data())) +
-                                         model.write_factor * size);
-    cost.predicted_seconds += time.step(A, B, C, W, ext.data());
-  }
-  return cost;
+  return einsum_detail::checked_cost(net, tree.steps, model);
 }
 
 }  // namespace tenferro

@@ -177,6 +177,9 @@ double tree_cost(const PreparedNetwork& net, const std::vector<Step>& steps, con
 
 /// Validates the CostModel fields (finite, positive rates). Throws ArgumentError.
 void validate_cost_model(std::string_view op, const CostModel& m);
+/// contraction_cost of a network, tree and model already validated (plan_impl's own
+/// trees): the same counts without checking them again.
+ContractionCost checked_cost(const ContractionNetwork& net, const std::vector<Step>& steps, const CostModel& model);
 
 // --- planning work ---------------------------------------------------------------------
 //

@@ -137,14 +137,15 @@ void validate_tree(std::string_view op, int n, const ContractionTree& tree) {
   std::vector<int> used_at(static_cast<std::size_t>(2 * n - 1), -1);
   for (int k = 0; k < n - 1; ++k) {
     const auto [a, b] = tree.steps[k];
-    const std::string where = "step " + str(k) + " (" + str(a) + ", " + str(b) + ")";
+    // The message's prefix, built only on failure (this runs for every planned tree).
+    auto where = [&] { return "step " + str(k) + " (" + str(a) + ", " + str(b) + ")"; };
     for (int x : {a, b}) {
       if (x < 0 || x >= n + k)
-        fail(op, where + " names node " + str(x) + ", but nodes 0.." + str(n + k - 1) + " exist before it");
+        fail(op, where() + " names node " + str(x) + ", but nodes 0.." + str(n + k - 1) + " exist before it");
     }
-    if (a == b) fail(op, where + " contracts node " + str(a) + " with itself");
+    if (a == b) fail(op, where() + " contracts node " + str(a) + " with itself");
     for (int x : {a, b}) {
-      if (used_at[x] >= 0) fail(op, where + " uses node " + str(x) + ", already contracted at step " + str(used_at[x]));
+      if (used_at[x] >= 0) fail(op, where() + " uses node " + str(x) + ", already contracted at step " + str(used_at[x]));
       used_at[x] = k;
     }
   }
@@ -311,7 +312,7 @@ ContractionPlan plan_impl(std::string_view op, const ContractionNetwork& net, co
     plan.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   } else {
     plan.planning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (with_cost) plan.cost = contraction_cost(net, plan.tree, options.cost_model);
+    if (with_cost) plan.cost = checked_cost(net, plan.tree.steps, options.cost_model);
   }
   return plan;
 }
