@@ -31,6 +31,8 @@ struct CandidateGreater {
 
 // Result labels of a·b and their size (result_size): a label of a ∪ b stays when it is in
 // the output or a live node other than a and b holds it (Note [Intermediate labels]).
+// A summed label of A ∪ B goes when a and b are its only holders: held by one of them
+// and by no other node (once_), or by both and no other (twice_).
 double GreedyPlanner::result_size(int a, int b, const PreparedNetwork& net) const {
   const int W = words_;
   const Word* A = &bits_[static_cast<std::size_t>(a) * W];
@@ -38,15 +40,18 @@ double GreedyPlanner::result_size(int a, int b, const PreparedNetwork& net) cons
   work_ += 3;
   double result = 1.0;
   for (int w = 0; w < W; ++w) {
-    for (Word x = A[w] | B[w]; x != 0; x &= x - 1) {
-      const int bit = std::countr_zero(x);
-      const int l = w * 64 + bit;
-      const Word m = Word{1} << bit;
-      const int others = static_cast<int>(holders_[l].size()) - ((A[w] & m) ? 1 : 0) - ((B[w] & m) ? 1 : 0);
-      if (others > 0 || (net.output[w] & m)) result *= net.extent[l];
-    }
+    const Word kept = (A[w] | B[w]) & ~((A[w] ^ B[w]) & once_[w]) & ~(A[w] & B[w] & twice_[w]);
+    for (Word x = kept; x != 0; x &= x - 1) result *= net.extent[w * 64 + std::countr_zero(x)];
   }
   return result;
+}
+
+void GreedyPlanner::count_holders(int l, const PreparedNetwork& net) {
+  const Word m = Word{1} << (l % 64);
+  const std::size_t w = static_cast<std::size_t>(l / 64);
+  const std::size_t h = (net.output[w] & m) ? 0 : holders_[l].size();
+  once_[w] = h == 1 ? once_[w] | m : once_[w] & ~m;
+  twice_[w] = h == 2 ? twice_[w] | m : twice_[w] & ~m;
 }
 
 double GreedyPlanner::score(int a, int b, const PreparedNetwork& net, const GreedyParams& params) {
@@ -98,6 +103,7 @@ int GreedyPlanner::merge(int a, int b, const PreparedNetwork& net) {
         h.push_back(c);
         size *= net.extent[l];
       }
+      count_holders(l, net);
     }
     C[w] = keep;
   }
@@ -128,6 +134,9 @@ void GreedyPlanner::start(const PreparedNetwork& net, std::vector<Step>& steps) 
     for (int w = 0; w < W; ++w)
       for (Word x = I[w]; x != 0; x &= x - 1) holders_[w * 64 + std::countr_zero(x)].push_back(i);
   }
+  once_.assign(static_cast<std::size_t>(W), Word{0});
+  twice_.assign(static_cast<std::size_t>(W), Word{0});
+  for (int l = 0; l < net.num_labels; ++l) count_holders(l, net);
   heap_.clear();
 }
 

@@ -256,6 +256,8 @@ class GreedyPlanner {
   // The size of a·b's result (labels another live node or the output holds): greedy's
   // score and eliminate()'s pairing.
   double result_size(int a, int b, const PreparedNetwork& net) const;
+  // Updates label l's bits in once_ and twice_ from its holders.
+  void count_holders(int l, const PreparedNetwork& net);
   // eliminate(): the score of summed label l (smaller is eliminated first).
   double elimination_score(int l, const PreparedNetwork& net, const EliminationParams& params);
 
@@ -267,6 +269,7 @@ class GreedyPlanner {
   std::vector<char> alive_;
   std::vector<int> stamp_;
   std::vector<std::vector<int>> holders_;  // live nodes holding each label
+  std::vector<Word> once_, twice_;         // summed labels with one / two live holders
   std::vector<Candidate> heap_;
   std::vector<Word> tmp_;
   // eliminate() only.
