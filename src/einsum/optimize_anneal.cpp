@@ -162,6 +162,12 @@ class Budget {
   void record(double seconds) { history_.emplace_back(elapsed(), seconds); }
   // What is left of the hard budget.
   double hard_left() const { return limit_ - elapsed(); }
+  // Whether a hard limit (the trials, the caller's clock, the hard budget) has ended the
+  // search, as opposed to the stall test.
+  bool exhausted() const {
+    return (options_.max_trials > 0 && trials >= options_.max_trials) || (quiet_ && real() >= wall_) ||
+           elapsed() >= limit_;
+  }
   void tick(double best) {
     ++trials;
     if (quiet_ && !options_.progress) return;
@@ -497,7 +503,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
       tree.to_steps(steps);
     }
     const double took = budget.elapsed() - round_start;
-    if (fraction <= 0 || !another || budget.hard_left() < took ||
+    if (fraction <= 0 || !another || budget.exhausted() || budget.hard_left() < took ||
         budget.elapsed() + took > fraction * (model.time ? best_round : tree_cost(net, steps, seconds_model)))
       break;
   }
