@@ -46,14 +46,14 @@
 // Rounds follow only a first round that made its starting tree kRoundGain times faster
 // (a long way, whose end depends on the path; the rewrites of the suite's MERA
 // networks, light_415 and matrix chain mostly make theirs 4-24% faster, and another
-// round would reach the same tree), and end when a round's tree is within kSameRound
-// of the best round's (the rewrites lead to one tree). Over 32 seeds (the bench's label numbering), planning plus
-// predicted time: rrg3_n120_bond2 16.1 → 11.1 ms, gm_queen5_5_3 625 → 599 ms,
-// tensornetwork_permutation_light_415 25.5 → 24.5 ms, str_nw_mera_open_26 +0.8% (one
-// round more), focus_316, lm_batch_likelihood_brackets_4_4d, peps_norm_4x4_D3 and
-// mps_mpo_n30 within 1%; over 16 seeds, six random 3-regular graphs of 120 tensors
-// 0.55-1.00× and six of 200 tensors 0.69-1.00× (docs/benchmarks.md, 2026-12-06 sixth
-// sitting).
+// round would reach the same tree), and end when a round's tree is within kSameRound of
+// the best round's (the rewrites lead to one tree). Over 32 seeds (the bench's label
+// numbering), planning plus predicted time: rrg3_n120_bond2 16.1 → 11.1 ms,
+// gm_queen5_5_3 625 → 599 ms, tensornetwork_permutation_light_415 25.5 → 24.5 ms,
+// str_nw_mera_open_26 +0.8% (one round more), focus_316,
+// lm_batch_likelihood_brackets_4_4d, peps_norm_4x4_D3 and mps_mpo_n30 within 1%; over
+// 16 seeds, six random 3-regular graphs of 120 tensors 0.55-1.00× and six of 200
+// tensors 0.69-1.00× (docs/benchmarks.md, 2026-12-06 sixth sitting).
 // A trial is one greedy restart or one subtree rewrite. Both phases stop at whichever of
 // the time budget and the trial budget comes first, so for a given seed and max_trials
 // (with time to spare) the tree is deterministic.
