@@ -9,8 +9,8 @@
 // contracts k, result labels [i, l] in output order, so it writes straight into the
 // result with no permutation.
 #include <algorithm>
+#include <bit>
 #include <string>
-#include <unordered_map>
 
 #include "einsum/path_internal.hpp"
 #include "einsum/program.hpp"
@@ -22,30 +22,35 @@ namespace {
 constexpr std::string_view kOp = "einsum";
 
 /// Dense label ids in order of first appearance. Linear search while there are few
-/// labels (the common case, no hashing); a hash map beyond that.
+/// labels (the common case, no hashing); beyond that an open-addressing table of ids,
+/// rebuilt at half load, whose storage is reused across builds (a warm build of a
+/// network of hundreds of labels allocates nothing).
 class LabelIds {
  public:
   void clear() noexcept {
     keys_.clear();
-    map_.clear();
+    hashed_ = false;
   }
   int find(std::int64_t key) const {
-    if (keys_.size() <= kLinear) {
+    if (!hashed_) {
       for (std::size_t i = 0; i < keys_.size(); ++i)
         if (keys_[i] == key) return static_cast<int>(i);
       return -1;
     }
-    const auto it = map_.find(key);
-    return it == map_.end() ? -1 : it->second;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = slot_of(key);; i = (i + 1) & mask) {
+      const int s = slots_[i];
+      if (s == 0) return -1;
+      if (keys_[static_cast<std::size_t>(s) - 1] == key) return s - 1;
+    }
   }
   int add(std::int64_t key) {
     const int id = find(key);
     if (id >= 0) return id;
     keys_.push_back(key);
-    if (keys_.size() == kLinear + 1) {
-      for (std::size_t i = 0; i < keys_.size(); ++i) map_.emplace(keys_[i], static_cast<int>(i));
-    } else if (keys_.size() > kLinear) {
-      map_.emplace(key, static_cast<int>(keys_.size() - 1));
+    if (keys_.size() > kLinear) {
+      if (!hashed_ || 2 * keys_.size() > slots_.size()) rehash();
+      else insert(keys_.size() - 1);
     }
     return static_cast<int>(keys_.size() - 1);
   }
@@ -54,8 +59,28 @@ class LabelIds {
 
  private:
   static constexpr std::size_t kLinear = 24;
+  // Fibonacci hashing: the top bits of key · 2^64/φ.
+  std::size_t slot_of(std::int64_t key) const noexcept {
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  void insert(std::size_t id) noexcept {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = slot_of(keys_[id]);
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = static_cast<int>(id) + 1;
+  }
+  void rehash() {
+    std::size_t cap = 64;
+    while (cap < 4 * keys_.size()) cap *= 2;
+    slots_.assign(cap, 0);
+    shift_ = 64 - std::countr_zero(cap);
+    hashed_ = true;
+    for (std::size_t id = 0; id < keys_.size(); ++id) insert(id);
+  }
   std::vector<std::int64_t> keys_;
-  std::unordered_map<std::int64_t, int> map_;
+  std::vector<int> slots_;  // id + 1 per slot, 0 when empty
+  int shift_ = 58;
+  bool hashed_ = false;
 };
 
 /// Reused between builds on one thread (a warm build allocates nothing).

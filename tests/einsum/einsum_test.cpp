@@ -287,8 +287,37 @@ TEST(Einsum, IntegerFormHandlesManyLabels) {
   const Tensor got = einsum(s, ops, labels, std::span<const std::int64_t>(out));
   Tensor want = ops[0];
   for (int k = 1; k < n; ++k) want = matmul(s, want, ops[static_cast<std::size_t>(k)]);
-  for (int a = 0; a < 2; ++a)
-    for (int c = 0; c < 2; ++c) EXPECT_NEAR(got.item<double>({a, c}), want.item<double>({a, c}), 1e-9);
+  // Products of many random matrices shrink or grow geometrically: compare relative to
+  // the result's largest entry.
+  auto expect_close = [](const Tensor& got, const Tensor& want) {
+    double scale = 0;
+    for (int a = 0; a < 2; ++a)
+      for (int c = 0; c < 2; ++c) scale = std::max(scale, std::abs(want.item<double>({a, c})));
+    ASSERT_GT(scale, 0);
+    for (int a = 0; a < 2; ++a)
+      for (int c = 0; c < 2; ++c) EXPECT_NEAR(got.item<double>({a, c}), want.item<double>({a, c}), 1e-12 * scale);
+  };
+  expect_close(got, want);
+  // 81 labels whose keys differ only in high bits (multiples of 2^40, in shuffled order):
+  // the label table beyond 24 labels hashes them, collides and grows twice.
+  const int m = 80;
+  std::vector<std::int64_t> keys(m + 1);
+  for (int k = 0; k <= m; ++k) keys[static_cast<std::size_t>(k)] = (std::int64_t{k} + 1) << 40;
+  std::shuffle(keys.begin() + 1, keys.end() - 1, rng);
+  std::vector<Tensor> ops2;
+  std::vector<std::vector<std::int64_t>> labels2;
+  for (int k = 0; k < 2 * m; ++k) {
+    ops2.push_back(testing::random_tensor(rng, {2, 2}, DType::f64, -1, 1));
+    // Matrices 2j and 2j+1 share both labels (a Hadamard product), so each label is
+    // looked up several times.
+    labels2.push_back({keys[static_cast<std::size_t>(k / 2)], keys[static_cast<std::size_t>(k / 2) + 1]});
+  }
+  const std::vector<std::int64_t> out2 = {keys.front(), keys.back()};
+  const Tensor got2 = einsum(s, ops2, labels2, std::span<const std::int64_t>(out2));
+  Tensor want2 = mul(s, ops2[0], ops2[1]);
+  for (int k = 1; k < m; ++k)
+    want2 = matmul(s, want2, mul(s, ops2[static_cast<std::size_t>(2 * k)], ops2[static_cast<std::size_t>(2 * k + 1)]));
+  expect_close(got2, want2);
 }
 
 TEST(Einsum, PreparedPlanRunsOnNewDataAndAnyStrides) {
