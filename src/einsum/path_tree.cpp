@@ -136,7 +136,8 @@ void validate_tree(std::string_view op, int n, const ContractionTree& tree) {
   // used_at[node]: the step that consumed the node, or -1.
   std::vector<int> used_at(static_cast<std::size_t>(2 * n - 1), -1);
   for (int k = 0; k < n - 1; ++k) {
-    const auto [a, b] = tree.steps[k];
+    // Plain variables: clang before 16 does not capture structured bindings in lambdas.
+    const int a = tree.steps[k].first, b = tree.steps[k].second;
     // The message's prefix, built only on failure (this runs for every planned tree).
     auto where = [&] { return "step " + str(k) + " (" + str(a) + ", " + str(b) + ")"; };
     for (int x : {a, b}) {
