@@ -157,9 +157,12 @@ void tree_labels(const PreparedNetwork& net, const std::vector<Step>& steps, std
   const int n = net.n, W = net.words, nodes = 2 * n - 1;
   const std::size_t total = static_cast<std::size_t>(nodes) * W;
   labels.resize(total);
-  scratch.assign(2 * total, 0);
+  // Every entry is written before it is read but the root's `outside` (nothing is
+  // outside the root), so only that is cleared.
+  scratch.resize(2 * total);
   Word* below = scratch.data();
   Word* outside = scratch.data() + total;
+  std::fill_n(outside + static_cast<std::size_t>(nodes - 1) * W, W, Word{0});
   std::copy(net.inputs.begin(), net.inputs.end(), below);
   std::copy(net.inputs.begin(), net.inputs.end(), labels.begin());
   for (int k = 0; k < n - 1; ++k) {
