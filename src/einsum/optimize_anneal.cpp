@@ -133,14 +133,17 @@ class Budget {
   double elapsed() const { return quiet_ ? work_ : real(); }
   // Adds the estimated seconds of a trial's work (automatic's clock).
   void spend(double seconds) { work_ += seconds; }
+  // Whether the fraction `f` of a hard limit (the trials, the caller's clock, the hard
+  // budget) is used up, as opposed to the stall test.
+  bool exhausted(double f = 1.0) const {
+    return (options_.max_trials > 0 &&
+            trials >= static_cast<std::int64_t>(f * static_cast<double>(options_.max_trials))) ||
+           (quiet_ && real() >= wall_) || elapsed() >= f * limit_;
+  }
   // Whether the fraction `f` of both budgets is used up (or the soft stop applies).
   bool used(double f) const {
-    if (options_.max_trials > 0 && trials >= static_cast<std::int64_t>(f * static_cast<double>(options_.max_trials)))
-      return true;
-    if (quiet_ && real() >= wall_) return true;
-    const double t = elapsed();
-    if (t >= f * limit_) return true;
-    const double s = t - phase_start_;  // the stall test looks at the current phase only
+    if (exhausted(f)) return true;
+    const double s = elapsed() - phase_start_;  // the stall test looks at the current phase only
     if (!quiet_ || s < f * soft_ * kStallFloor || history_.empty() || trials - phase_trials_ < min_trials_)
       return false;
     return predicted_at(phase_start_ + s / 2) - history_.back().second < s / 2;
@@ -155,19 +158,13 @@ class Budget {
   // A better tree, predicted to take `seconds`: the soft limit becomes `fraction` of it.
   void improved(double fraction, double seconds) {
     soft_ = std::min(limit_, fraction * seconds);
-    history_.emplace_back(elapsed(), seconds);
+    record(seconds);
   }
   // A tree of the current phase, predicted to take `seconds`, that is not the best so
   // far (a later rewrite round's): the stall test follows it, the soft limit does not.
   void record(double seconds) { history_.emplace_back(elapsed(), seconds); }
   // What is left of the hard budget.
   double hard_left() const { return limit_ - elapsed(); }
-  // Whether a hard limit (the trials, the caller's clock, the hard budget) has ended the
-  // search, as opposed to the stall test.
-  bool exhausted() const {
-    return (options_.max_trials > 0 && trials >= options_.max_trials) || (quiet_ && real() >= wall_) ||
-           elapsed() >= limit_;
-  }
   void tick(double best) {
     ++trials;
     if (quiet_ && !options_.progress) return;
@@ -496,7 +493,7 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
     const double total = tree.total();
     // Another round when this one moved far from its start and did not repeat the best.
     const bool first = best_round == kInf;
-    const bool another = first ? tree_cost(net, start, model) >= kRoundGain * total
+    const bool another = first ? best >= kRoundGain * total  // best: the cost of `start`
                                : std::fabs(total - best_round) > kSameRound * best_round;
     if (total < best_round) {
       best_round = total;
