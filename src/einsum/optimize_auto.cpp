@@ -35,7 +35,9 @@
 //     planning plus predicted time 1.36 → 0.85 ms, tensornetwork_permutation_focus_
 //     step409_316 23.0 → 15.7 ms; a factor of 10 cost the small tree tensor networks
 //     and MPS-MPO sandwiches up to 30%; docs/benchmarks.md).
-// The result is never predicted slower than greedy's tree.
+// The result is never predicted slower than greedy's tree. Above kAutoDpAlways
+// operands automatic plans the network left after absorbing subset operands (Note
+// [Absorbed subsets] in absorb.cpp), and the steps above apply to that network.
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -51,8 +53,6 @@ using Clock = std::chrono::steady_clock;
 // The anneal's hard budget, in units of the planning fraction of the starting tree's
 // predicted time (Note [Automatic planning], step 5).
 constexpr double kHardFactor = 3;
-// Exact DP regardless of the budget up to this many operands (at most 3^6 / 2 splits).
-constexpr int kAutoDpAlways = 6;
 // Exact DP when its estimated cost fits the budget up to this many operands.
 constexpr int kAutoDpMax = 16;
 // Measured cost of one DP split under the time objective (release build, one core,

@@ -352,9 +352,32 @@ void anneal_tree(const PreparedNetwork& net, const PlanOptions& options, std::ve
 std::vector<int> chain_order(const PreparedNetwork& net);
 /// Exact interval DP along `order` (O(n^3) steps of the model).
 void chain_tree(const PreparedNetwork& net, const std::vector<int>& order, std::vector<Step>& steps, const StepModel& model);
+/// automatic: the exact DP regardless of the budget up to this many operands (at most
+/// 3^6 / 2 splits), over the full network (no absorbed subsets).
+inline constexpr int kAutoDpAlways = 6;
 /// The automatic choice (Note [Automatic planning]); returns the optimizer used.
 EinsumOptimizer automatic_tree(const PreparedNetwork& net, const PlanOptions& options, std::vector<Step>& steps,
                                const StepModel& model);
+
+// --- absorbed subsets (absorb.cpp) -----------------------------------------------------
+
+/// A network with its subset operands absorbed (Note [Absorbed subsets] in absorb.cpp).
+struct AbsorbedNetwork {
+  PreparedNetwork core;     ///< the operands left to plan
+  std::vector<Step> prefix; ///< the absorption steps, in the full network's node ids
+  std::vector<int> ids;     ///< the full network's node id of each core operand
+  // Scratch, reused between calls.
+  std::vector<Word> sets_, need_;
+  std::vector<int> count_, first_, holder_, fill_;
+  std::vector<char> alive_;
+};
+
+/// Absorbs every operand whose needed labels another operand holds (Note [Absorbed
+/// subsets]) into `out`; false (and nothing to expand) when none is, or n < 3.
+bool absorb_subsets(const PreparedNetwork& net, AbsorbedNetwork& out);
+/// Replaces `steps`, a tree over `absorbed.core`, by the full network's tree over `n`
+/// operands: the absorption steps, then `steps` in the full network's node ids.
+void expand_core_tree(const AbsorbedNetwork& absorbed, int n, std::vector<Step>& steps);
 
 // --- plan_contraction (path_tree.cpp) --------------------------------------------------
 

@@ -264,39 +264,58 @@ ContractionPlan plan_impl(std::string_view op, const ContractionNetwork& net, co
     plan.tree.steps.emplace_back(0, 1);
     if (opt == EinsumOptimizer::automatic) plan.chosen = EinsumOptimizer::optimal;
   } else {
-    switch (opt) {
-      case EinsumOptimizer::greedy: {
-        thread_local GreedyPlanner greedy;
-        greedy.run(prepared, {}, plan.tree.steps);
-        break;
-      }
-      case EinsumOptimizer::optimal: optimal_tree(prepared, plan.tree.steps, model); break;
-      case EinsumOptimizer::eliminate: {
-        thread_local GreedyPlanner planner;
-        elimination_tree(prepared, planner, plan.tree.steps, model);
-        break;
-      }
-      case EinsumOptimizer::anneal: {
-        // Its own copy: a progress callback may plan on this thread (reusing `prepared`).
-        const PreparedNetwork own = prepared;
-        anneal_tree(own, options, plan.tree.steps, model);
-        break;
-      }
-      case EinsumOptimizer::automatic: {
-        if (options.progress) {  // as anneal: the callback may plan on this thread
-          const PreparedNetwork own = prepared;
-          plan.chosen = automatic_tree(own, options, plan.tree.steps, model);
-        } else {
-          plan.chosen = automatic_tree(prepared, options, plan.tree.steps, model);
-        }
-        break;
-      }
-      case EinsumOptimizer::chain: throw InternalError(op, "chain optimizer not handled");
+    // eliminate, anneal and automatic plan the network left after absorbing subset
+    // operands (Note [Absorbed subsets] in absorb.cpp); greedy stays opt_einsum's
+    // greedy, and the exact DP plans the full network, as automatic does where it
+    // always runs the DP.
+    thread_local AbsorbedNetwork absorbed;
+    const bool full = opt == EinsumOptimizer::greedy || opt == EinsumOptimizer::optimal ||
+                      (opt == EinsumOptimizer::automatic && n <= kAutoDpAlways);
+    const bool core = !full && absorb_subsets(prepared, absorbed);
+    // A progress callback (anneal, automatic) may plan on this thread and so reuse the
+    // thread-local networks: those optimizers plan on their own copies.
+    const bool reentrant = opt == EinsumOptimizer::anneal || (opt == EinsumOptimizer::automatic && options.progress);
+    AbsorbedNetwork own_absorbed;
+    PreparedNetwork own_prepared;
+    const AbsorbedNetwork* a = &absorbed;
+    if (core && reentrant) {
+      own_absorbed.core = absorbed.core;
+      own_absorbed.prefix = absorbed.prefix;
+      own_absorbed.ids = absorbed.ids;
+      a = &own_absorbed;
+    } else if (reentrant) {
+      own_prepared = prepared;
     }
+    const PreparedNetwork& planned = core ? a->core : reentrant ? own_prepared : prepared;
+    std::vector<Step>& steps = plan.tree.steps;
+    if (planned.n <= 2) {  // everything absorbed into one or two operands
+      if (planned.n == 2) steps.emplace_back(0, 1);
+      if (opt == EinsumOptimizer::automatic) plan.chosen = EinsumOptimizer::optimal;
+    } else {
+      switch (opt) {
+        case EinsumOptimizer::greedy: {
+          thread_local GreedyPlanner greedy;
+          greedy.run(planned, {}, steps);
+          break;
+        }
+        case EinsumOptimizer::optimal: optimal_tree(planned, steps, model); break;
+        case EinsumOptimizer::eliminate: {
+          thread_local GreedyPlanner planner;
+          elimination_tree(planned, planner, steps, model);
+          break;
+        }
+        case EinsumOptimizer::anneal: anneal_tree(planned, options, steps, model); break;
+        case EinsumOptimizer::automatic: plan.chosen = automatic_tree(planned, options, steps, model); break;
+        case EinsumOptimizer::chain: throw InternalError(op, "chain optimizer not handled");
+      }
+    }
+    if (core) expand_core_tree(*a, n, steps);
   }
   const double limit = memory_limit_elements(options);
   if (limit < kInf && n >= 2) {
-    const PreparedNetwork own = prepared;
+    // Prepared again: a progress callback may have planned on this thread since.
+    PreparedNetwork own;
+    prepare_network(net, own);
     slice_tree(op, own, net.extents, plan.tree.steps, limit, model, plan);
     if (!given && opt == EinsumOptimizer::automatic && n >= 3) {
       // The tree that is best unsliced may slice badly: greedy's too, keep the cheaper.
