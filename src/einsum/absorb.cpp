@@ -6,13 +6,17 @@
 // no intermediate of any tree grows by it, and the step costs about one pass over U.
 // The suite's factor graphs are full of them: tensornetwork_permutation_light_415 has
 // 155 vectors on 155 variables of 260 matrices, tensornetwork_permutation_focus_step409_316
-// 115 vectors, and labels held by one operand make more (a matrix with a private label
-// is a vector once that label is summed). The optimizers eliminate, anneal and
+// 115 vectors, and labels held by one operand make more (a matrix with a label of its
+// own is a vector once einsum has summed that label). The optimizers eliminate, anneal and
 // automatic plan the network that remains (the core), and the absorption steps come
 // first in the returned tree:
 //  1. Repeat until nothing changes: for each live operand T (in order), the smallest
 //     live U (fewest elements, then lowest position) that holds all of T's needed
-//     labels absorbs it; T·U takes U's place.
+//     labels absorbs it; T·U takes U's place. Not when T holds labels of its own
+//     (summed in the step) of extent above 1: T·U's step would then span U times
+//     them, where a smaller operand that lacks some of T's labels may be the better
+//     partner. einsum sums such labels before it plans (its leaf sums), so there T
+//     never holds any.
 //  2. The core is the live operands, with T·U's labels as Note [Intermediate labels]
 //     gives them; the optimizers' trees over it are mapped back to the full network's
 //     node ids after the absorption steps.
@@ -80,15 +84,20 @@ bool absorb_subsets(const PreparedNetwork& net, AbsorbedNetwork& out) {
       if (!alive[t]) continue;
       const Word* T = set(t);
       int rarest = -1;  // the needed label with the fewest holders: U is one of them
+      double own = 1;   // the extents of T's labels of its own
       for (int w = 0; w < W; ++w) {
         need[w] = 0;
         for (Word x = T[w]; x != 0; x &= x - 1) {
           const int bit = std::countr_zero(x), l = w * 64 + bit;
-          if (!held_elsewhere(l)) continue;
+          if (!held_elsewhere(l)) {
+            own *= net.extent[l];
+            continue;
+          }
           need[w] |= Word{1} << bit;
           if (rarest < 0 || count[l] < count[rarest]) rarest = l;
         }
       }
+      if (own > 1) continue;  // T·U would span U times them (einsum sums them first)
       int best = -1;
       double best_size = kInf;
       const int lo = rarest < 0 ? 0 : first[rarest], hi = rarest < 0 ? n : first[rarest + 1];

@@ -72,33 +72,47 @@ std::vector<int> operand_labels(const PreparedNetwork& p, int i) {
 }  // namespace
 
 TEST(Absorb, AChainOfAbsorptionsByHand) {
-  // Labels i j k p q (extents 2 3 4 5 2); operands 0: ij, 1: ijk, 2: i, 3: j, 4: kp (p
+  // Labels i j k p q (extents 2 3 4 P 2); operands 0: ij, 1: ijk, 2: i, 3: j, 4: kp (p
   // its own), 5: kq; output q. In order: 0 ⊆ 1 → node 6 = ijk; 2 → 7 = jk (i dies);
-  // 3 → 8 = k (j dies); 4 (needs only k) → the smaller of 8 (k) and 5 (kq): 9 = k;
-  // the next pass: 9 ⊆ 5 → 10 = q, one operand left.
-  ContractionNetwork net;
-  net.extents = {2, 3, 4, 5, 2};
-  net.inputs = {{0, 1}, {0, 1, 2}, {0}, {1}, {2, 3}, {2, 4}};
-  net.output = {4};
-  PreparedNetwork p;
-  einsum_detail::prepare_network(net, p);
-  AbsorbedNetwork a;
-  ASSERT_TRUE(einsum_detail::absorb_subsets(p, a));
-  EXPECT_EQ(a.prefix, (std::vector<Step>{{1, 0}, {6, 2}, {7, 3}, {8, 4}, {5, 9}}));
-  EXPECT_EQ(a.core.n, 1);
-  EXPECT_EQ(a.ids, std::vector<int>{10});
-  EXPECT_EQ(operand_labels(a.core, 0), std::vector<int>{4});
-  // eliminate and anneal return the absorption steps; automatic (6 operands: the exact
-  // DP over the full network) an optimal tree of its own.
-  for (auto opt : {EinsumOptimizer::eliminate, EinsumOptimizer::anneal}) {
-    PlanOptions o;
-    o.optimizer = opt;
-    o.time_budget_s = 0.01;
-    EXPECT_EQ(plan_contraction(net, o).steps, a.prefix) << static_cast<int>(opt);
+  // 3 → 8 = k (j dies). With P = 5, 4 stays (its own label would make its step span
+  // 8's labels times 5), and the next pass absorbs 8 into the smaller of 4 (kp, 20
+  // elements) and 5 (kq, 8): 9 = kq; the core is 4 and 9. With P = 1, 4 (needing only
+  // k) goes into 8 (k, smaller than kq): 9 = k, then 9 ⊆ 5: 10 = q, one operand left.
+  for (std::int64_t p_extent : {5, 1}) {
+    ContractionNetwork net;
+    net.extents = {2, 3, 4, p_extent, 2};
+    net.inputs = {{0, 1}, {0, 1, 2}, {0}, {1}, {2, 3}, {2, 4}};
+    net.output = {4};
+    PreparedNetwork p;
+    einsum_detail::prepare_network(net, p);
+    AbsorbedNetwork a;
+    ASSERT_TRUE(einsum_detail::absorb_subsets(p, a));
+    std::vector<Step> tree;
+    if (p_extent == 5) {
+      EXPECT_EQ(a.prefix, (std::vector<Step>{{1, 0}, {6, 2}, {7, 3}, {5, 8}}));
+      EXPECT_EQ(a.ids, (std::vector<int>{4, 9}));
+      ASSERT_EQ(a.core.n, 2);
+      EXPECT_EQ(operand_labels(a.core, 0), (std::vector<int>{2, 3}));
+      EXPECT_EQ(operand_labels(a.core, 1), (std::vector<int>{2, 4}));
+      tree = a.prefix;
+      tree.emplace_back(4, 9);
+    } else {
+      EXPECT_EQ(a.prefix, (std::vector<Step>{{1, 0}, {6, 2}, {7, 3}, {8, 4}, {5, 9}}));
+      EXPECT_EQ(a.ids, std::vector<int>{10});
+      ASSERT_EQ(a.core.n, 1);
+      EXPECT_EQ(operand_labels(a.core, 0), std::vector<int>{4});
+      tree = a.prefix;
+    }
+    // eliminate and anneal return the absorption steps and then the core's; automatic
+    // (6 operands: the exact DP over the full network) an optimal tree of its own.
+    for (auto opt : {EinsumOptimizer::eliminate, EinsumOptimizer::anneal}) {
+      PlanOptions o;
+      o.optimizer = opt;
+      o.time_budget_s = 0.01;
+      EXPECT_EQ(plan_contraction(net, o).steps, tree) << static_cast<int>(opt) << " P " << p_extent;
+    }
+    EXPECT_EQ(plan_sliced_contraction(net, {}).chosen, EinsumOptimizer::optimal);
   }
-  PlanOptions o;
-  const auto plan = plan_sliced_contraction(net, o);
-  EXPECT_EQ(plan.chosen, EinsumOptimizer::optimal);
 }
 
 TEST(Absorb, NothingOnARingOrBelowThreeOperands) {
@@ -149,7 +163,15 @@ TEST(Absorb, RandomFactorGraphsGiveValidTreesThatNeverGrowASuperset) {
       const auto superset = node_labels(labels, p.words, sup, p.num_labels);
       EXPECT_TRUE(std::includes(superset.begin(), superset.end(), result.begin(), result.end()))
           << "trial " << trial << " step " << k << " grew its superset";
-      (void)sub;
+      // The step spans no more than its superset: the absorbed node's labels of its
+      // own (summed in the step) have extent 1.
+      auto span = superset;
+      for (int l : node_labels(labels, p.words, sub, p.num_labels))
+        if (!std::binary_search(superset.begin(), superset.end(), l)) span.push_back(l);
+      double span_size = 1, superset_size = 1;
+      for (int l : span) span_size *= static_cast<double>(net.extents[static_cast<std::size_t>(l)]);
+      for (int l : superset) superset_size *= static_cast<double>(net.extents[static_cast<std::size_t>(l)]);
+      EXPECT_EQ(span_size, superset_size) << "trial " << trial << " step " << k;
     }
     for (int i = 0; i < a.core.n; ++i)  // the core holds the labels the full tree gives
       EXPECT_EQ(operand_labels(a.core, i), node_labels(labels, p.words, a.ids[i], p.num_labels))
