@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "einsum/einsum_ref.hpp"
+#include "einsum/factor_graph.hpp"
 #include "einsum/path_internal.hpp"
 #include "tenferro/tenferro.hpp"
 
@@ -23,36 +23,8 @@ using einsum_detail::PreparedNetwork;
 using einsum_detail::Step;
 using einsum_detail::StepModel;
 using einsum_detail::Word;
-
-int pick(std::mt19937_64& rng, int lo, int hi) { return static_cast<int>(testing::uniform(rng, lo, hi)); }
-
-// A random factor graph: `vars` labels (extents 1..4, some open), `factors` operands over
-// 0..3 distinct labels each, plus labels of their own (summed alone) on some.
-ContractionNetwork factor_graph(std::mt19937_64& rng, int vars, int factors) {
-  ContractionNetwork net;
-  for (int v = 0; v < vars; ++v) {
-    net.extents.push_back(pick(rng, 1, 4));
-    if (pick(rng, 0, 5) == 0) net.output.push_back(v);
-  }
-  for (int f = 0; f < factors; ++f) {
-    std::vector<int> labels;
-    const int arity = std::min(pick(rng, 0, 3), vars);
-    while (static_cast<int>(labels.size()) < arity) {
-      const int v = pick(rng, 0, vars - 1);
-      if (std::find(labels.begin(), labels.end(), v) == labels.end()) labels.push_back(v);
-    }
-    if (pick(rng, 0, 4) == 0) {  // a label of its own
-      labels.push_back(static_cast<int>(net.extents.size()));
-      net.extents.push_back(pick(rng, 1, 3));
-    }
-    net.inputs.push_back(labels);
-  }
-  std::erase_if(net.output, [&](int v) {
-    return std::none_of(net.inputs.begin(), net.inputs.end(),
-                        [&](const auto& in) { return std::find(in.begin(), in.end(), v) != in.end(); });
-  });
-  return net;
-}
+using testing::factor_graph;
+using testing::pick;
 
 // The labels of node k among `labels` (tree_labels' layout), sorted.
 std::vector<int> node_labels(const std::vector<Word>& labels, int words, int k, int num_labels) {
@@ -137,7 +109,7 @@ TEST(Absorb, RandomFactorGraphsGiveValidTreesThatNeverGrowASuperset) {
   std::mt19937_64 rng(71);
   int absorbed_some = 0, to_one = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    const auto net = factor_graph(rng, pick(rng, 1, 10), pick(rng, 3, 30));
+    const auto net = factor_graph(rng, pick(rng, 1, 10), pick(rng, 3, 30), true);
     PreparedNetwork p;
     einsum_detail::prepare_network(net, p);
     AbsorbedNetwork a;
@@ -186,26 +158,13 @@ TEST(Absorb, PlansOfTheCoreExecuteToTheReference) {
   CpuBackend backend;
   HeldSession s = backend.open_session();
   for (int i = 0; i < 8; ++i) {
-    const auto net = factor_graph(rng, 7, pick(rng, 8, 16));
-    std::vector<Tensor> ops;
-    std::vector<std::vector<std::int64_t>> labels;
-    testing::RefExpr ref;
-    for (const auto& in : net.inputs) {
-      Shape shape;
-      for (int l : in) shape.push_back(net.extents[static_cast<std::size_t>(l)]);
-      ops.push_back(testing::random_tensor(rng, shape, DType::f64, 0.5, 1.5));
-      labels.emplace_back(in.begin(), in.end());
-      ref.inputs.push_back(in);
-    }
-    ref.output = net.output;
-    const std::vector<std::int64_t> output(net.output.begin(), net.output.end());
-    Shape shape;
-    const auto want = testing::reference_einsum(ref, ops, shape);
+    const auto net = factor_graph(rng, 7, pick(rng, 8, 16), true);
+    const auto c = testing::network_operands(rng, net);
     for (auto opt : {EinsumOptimizer::eliminate, EinsumOptimizer::anneal, EinsumOptimizer::automatic}) {
       EinsumOptions o;
       o.plan.optimizer = opt;
       o.plan.time_budget_s = 0.005;
-      testing::expect_matches(einsum(s, ops, labels, std::span<const std::int64_t>(output), o), want, 1e-12,
+      testing::expect_matches(einsum(s, c.ops, c.labels, std::span<const std::int64_t>(c.output), o), c.want, 1e-12,
                               "network " + std::to_string(i) + " optimizer " + std::to_string(static_cast<int>(opt)));
     }
   }

@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "einsum/einsum_ref.hpp"
+#include "einsum/factor_graph.hpp"
 #include "einsum/path_internal.hpp"
 #include "tenferro/tenferro.hpp"
 
@@ -25,33 +25,8 @@ using einsum_detail::PreparedNetwork;
 using einsum_detail::Step;
 using einsum_detail::StepModel;
 using einsum_detail::Word;
-
-int pick(std::mt19937_64& rng, int lo, int hi) { return static_cast<int>(testing::uniform(rng, lo, hi)); }
-
-// A random factor graph: `vars` variables (labels, extents 1..4, some open), `factors`
-// factors over 0..3 distinct variables each (a factor over none is a scalar).
-ContractionNetwork factor_graph(std::mt19937_64& rng, int vars, int factors) {
-  ContractionNetwork net;
-  for (int v = 0; v < vars; ++v) {
-    net.extents.push_back(pick(rng, 1, 4));
-    if (pick(rng, 0, 4) == 0) net.output.push_back(v);
-  }
-  for (int f = 0; f < factors; ++f) {
-    std::vector<int> labels;
-    const int arity = std::min(pick(rng, 0, 3), vars);
-    while (static_cast<int>(labels.size()) < arity) {
-      const int v = pick(rng, 0, vars - 1);
-      if (std::find(labels.begin(), labels.end(), v) == labels.end()) labels.push_back(v);
-    }
-    net.inputs.push_back(labels);
-  }
-  // An open variable no factor holds is not a network: drop it from the output.
-  std::erase_if(net.output, [&](int v) {
-    return std::none_of(net.inputs.begin(), net.inputs.end(),
-                        [&](const auto& in) { return std::find(in.begin(), in.end(), v) != in.end(); });
-  });
-  return net;
-}
+using testing::factor_graph;
+using testing::pick;
 
 // The n-queens factor graph of a side × side board, q colours: a label per cell, a
 // pairwise factor per two cells on a row, column or diagonal, a unary factor per cell,
@@ -204,29 +179,16 @@ TEST(Elimination, TreesExecuteToTheReference) {
   for (int i = 0; i < 6; ++i) nets.push_back(factor_graph(rng, 7, 14));
   for (std::size_t i = 0; i < nets.size(); ++i) {
     const auto& net = nets[i];
-    std::vector<Tensor> ops;
-    std::vector<std::vector<std::int64_t>> labels;
-    testing::RefExpr ref;
-    for (const auto& in : net.inputs) {
-      Shape shape;
-      for (int l : in) shape.push_back(net.extents[static_cast<std::size_t>(l)]);
-      ops.push_back(testing::random_tensor(rng, shape, DType::f64, 0.5, 1.5));
-      labels.emplace_back(in.begin(), in.end());
-      ref.inputs.push_back(in);
-    }
-    ref.output = net.output;
-    const std::vector<std::int64_t> output(net.output.begin(), net.output.end());
-    Shape shape;
-    const auto want = testing::reference_einsum(ref, ops, shape);
+    const auto c = testing::network_operands(rng, net);
     PreparedNetwork p;
     einsum_detail::prepare_network(net, p);
     for (bool fill : {false, true}) {
       EinsumOptions o;
       o.tree = ContractionTree{eliminate(p, fill, 0.5, 3)};
-      testing::expect_matches(einsum(s, ops, labels, std::span<const std::int64_t>(output), o), want, 1e-12,
+      testing::expect_matches(einsum(s, c.ops, c.labels, std::span<const std::int64_t>(c.output), o), c.want, 1e-12,
                               "elimination tree " + std::to_string(i));
     }
-    testing::expect_matches(einsum(s, ops, labels, std::span<const std::int64_t>(output)), want, 1e-12,
+    testing::expect_matches(einsum(s, c.ops, c.labels, std::span<const std::int64_t>(c.output)), c.want, 1e-12,
                             "automatic " + std::to_string(i));
   }
 }
