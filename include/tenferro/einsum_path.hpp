@@ -83,7 +83,11 @@ struct ContractionCost {
   double predicted_seconds = 0;     ///< the CostModel's time for all steps
 };
 
-/// Which optimizer plans the order.
+/// Which optimizer plans the order. eliminate, anneal and automatic (above six operands)
+/// first multiply every operand whose labels another operand all holds (labels of
+/// extent 1 held by no other operand aside) into the smallest such operand, and plan
+/// the network that remains (Note [Absorbed subsets] in src/einsum/absorb.cpp): no
+/// intermediate of any tree grows by it.
 enum class EinsumOptimizer : std::uint8_t {
   automatic,  ///< chooses by network size and predicted time (Note [Automatic planning] in
               ///< src/einsum/optimize_auto.cpp): no planning for two operands, the exact
@@ -95,8 +99,9 @@ enum class EinsumOptimizer : std::uint8_t {
   greedy,     ///< repeatedly contracts the pair with the best size/cost score
   optimal,    ///< exact dynamic programming over subsets (practical up to ~16 operands)
   anneal,     ///< for large networks: randomized greedy restarts, then exact rewrites of
-              ///< random subtrees (see optimize_anneal.cpp); never worse than greedy;
-              ///< up to 10 operands it returns the optimal tree
+              ///< random subtrees (see optimize_anneal.cpp); never worse than greedy on
+              ///< the network it plans; up to 10 operands there it returns that
+              ///< network's optimal tree
   chain,      ///< for a chain (the operands sharing summed labels form a path, in any
               ///< operand order): the matrix-chain interval DP, O(n^3), the best tree
               ///< among those that contract contiguous runs of the chain (all trees
