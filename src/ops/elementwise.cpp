@@ -118,7 +118,9 @@ void run_general(Session& s, std::string_view name, const Operand* const* ins, C
   }
   std::int64_t numel = 1;
   for (std::int64_t e : g.shape.span()) numel *= e;
-  if (detail::checks_integer_operand(op, g.compute) && numel > 0) detail::check_integer_operand(s, op, name, c.tensor[1], c.scalar[1]);
+  if constexpr (N >= 2) {  // div, rem and pow are binary (a unary call has no operand 1)
+    if (detail::checks_integer_operand(op, g.compute) && numel > 0) detail::check_integer_operand(s, op, name, c.tensor[1], c.scalar[1]);
+  }
   if (!out) result = detail::new_output(s, g.shape.span(), g.out, name);
   c.out = out ? out : &result;
   c.cmp = cmp;

@@ -33,7 +33,9 @@ TEST(Lstsq, NormalEquationsHoldForBothDrivers) {
             for (std::size_t i = 0; i < diff.v.size(); ++i) diff.v[i] = res.v[i] - B.v[i];
             // Aᴴ (A X − B) = 0 (normal equations) for the least-squares solution.
             EXPECT_LE(max_abs(mul(adj(A), diff)), tol_for(d, 6) * 100);
-            if (as[0] < as[1]) EXPECT_LE(max_abs(diff), tol_for(d, 6) * 100);  // underdetermined: exact fit
+            if (as[0] < as[1]) {  // underdetermined: exact fit
+              EXPECT_LE(max_abs(diff), tol_for(d, 6) * 100);
+            }
             EXPECT_EQ(r.rank.item<std::int64_t>(index_of(r.rank, 0, 0, k, 0).span()), std::min(as[0], as[1]));
           }
           EXPECT_EQ(r.S.defined(), drv == LstsqDriver::svd);

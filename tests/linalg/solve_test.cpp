@@ -195,7 +195,9 @@ TEST(Cholesky, LowerAndUpperReconstruct) {
           const Mat F = get(f, k), A = get(h, k);
           for (std::int64_t j = 0; j < 4; ++j)
             for (std::int64_t i = 0; i < 4; ++i)
-              if (tri == Triangle::lower ? i < j : i > j) EXPECT_EQ(F(i, j), cd(0));
+              if (tri == Triangle::lower ? i < j : i > j) {
+                EXPECT_EQ(F(i, j), cd(0));
+              }
           EXPECT_LE(max_diff(tri == Triangle::lower ? mul(F, adj(F)) : mul(adj(F), F), A), tol_for(d, 4) * 10 * max_abs(A));
           EXPECT_LE(max_diff(get(out, k), F), 0.0);
         }

@@ -24,7 +24,9 @@ void check_svd(const Tensor& a, const SvdResult& r, SvdMode mode) {
     const Mat A = get(a, b), S = get_vec(r.S, b);
     for (std::int64_t i = 0; i < k; ++i) {
       EXPECT_GE(S(i, 0).real(), 0.0);
-      if (i) EXPECT_GE(S(i - 1, 0).real(), S(i, 0).real() - tol);
+      if (i) {
+        EXPECT_GE(S(i - 1, 0).real(), S(i, 0).real() - tol);
+      }
     }
     if (mode == SvdMode::values) continue;
     const Mat U = get(r.U, b), Vh = get(r.Vh, b);

@@ -121,8 +121,12 @@ TEST(ContractionInfer, ShortFormSignatureIsDotInfersAnswer) {
           EXPECT_EQ(got.nb, 0);
           EXPECT_EQ(got.lhs_contracting[0], want.lhs_contracting[0]);
           EXPECT_EQ(got.rhs_contracting[0], want.rhs_contracting[0]);
-          if (want.nm) EXPECT_EQ(got.lhs_free[0], want.lhs_free[0]);
-          if (want.nn) EXPECT_EQ(got.rhs_free[0], want.rhs_free[0]);
+          if (want.nm) {
+            EXPECT_EQ(got.lhs_free[0], want.lhs_free[0]);
+          }
+          if (want.nn) {
+            EXPECT_EQ(got.rhs_free[0], want.rhs_free[0]);
+          }
           EXPECT_EQ(got.conj_lhs, want.conj_lhs);
         }
 }

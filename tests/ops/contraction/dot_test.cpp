@@ -223,7 +223,9 @@ TEST(DotGeneral, InterleavedOutputsLoopFreeAxesOverGemms) {
       detail::plan_dot(call, plan);
       ASSERT_EQ(plan.path, detail::DotPath::blas);
       EXPECT_EQ(plan.pack_out, c.looped < 0);
-      if (c.looped >= 0) EXPECT_EQ(plan.nb, nb + c.looped);
+      if (c.looped >= 0) {
+        EXPECT_EQ(plan.nb, nb + c.looped);
+      }
       const Tensor before = to_contiguous(s, out);
       const Tensor ref = reference(lhs, rhs, dims, out_shape, d, alpha, beta, &before);
       dot_general_into(s, lhs, rhs, dims, out, sa, sb);
