@@ -275,18 +275,16 @@ ContractionPlan plan_impl(std::string_view op, const ContractionNetwork& net, co
     // A progress callback (anneal, automatic) may plan on this thread and so reuse the
     // thread-local networks: those optimizers plan on their own copies.
     const bool reentrant = opt == EinsumOptimizer::anneal || (opt == EinsumOptimizer::automatic && options.progress);
-    AbsorbedNetwork own_absorbed;
-    PreparedNetwork own_prepared;
-    const AbsorbedNetwork* a = &absorbed;
-    if (core && reentrant) {
-      own_absorbed.core = absorbed.core;
-      own_absorbed.prefix = absorbed.prefix;
-      own_absorbed.ids = absorbed.ids;
-      a = &own_absorbed;
-    } else if (reentrant) {
-      own_prepared = prepared;
+    AbsorbedNetwork own;  // that copy: the network planned and, with a core, its absorption
+    if (reentrant) {
+      own.core = core ? absorbed.core : prepared;
+      if (core) {
+        own.prefix = absorbed.prefix;
+        own.ids = absorbed.ids;
+      }
     }
-    const PreparedNetwork& planned = core ? a->core : reentrant ? own_prepared : prepared;
+    const AbsorbedNetwork& a = reentrant ? own : absorbed;
+    const PreparedNetwork& planned = core || reentrant ? a.core : prepared;
     std::vector<Step>& steps = plan.tree.steps;
     if (planned.n <= 2) {  // everything absorbed into one or two operands
       if (planned.n == 2) steps.emplace_back(0, 1);
@@ -309,7 +307,7 @@ ContractionPlan plan_impl(std::string_view op, const ContractionNetwork& net, co
         case EinsumOptimizer::chain: throw InternalError(op, "chain optimizer not handled");
       }
     }
-    if (core) expand_core_tree(*a, n, steps);
+    if (core) expand_core_tree(a, n, steps);
   }
   const double limit = memory_limit_elements(options);
   if (limit < kInf && n >= 2) {

@@ -4,7 +4,8 @@
 // whose core operands hold the labels the full tree gives them; eliminate, anneal and
 // automatic plan the core and their trees execute to the plain reference; on a factor
 // graph of the suite's tensornetwork_permutation kind (vectors and matrices on a cubic
-// graph) elimination over the core is far cheaper than over the full network.
+// graph) elimination over the core is far cheaper than over the full network; a plan
+// made on the same thread from a progress callback leaves anneal's core alone.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,6 +40,25 @@ std::vector<int> operand_labels(const PreparedNetwork& p, int i) {
   for (int l = 0; l < p.num_labels; ++l)
     if ((p.input(i)[l / 64] >> (l % 64)) & 1) out.push_back(l);
   return out;
+}
+
+// The suite's tensornetwork_permutation kind: a vector per variable and a matrix per
+// edge of a random cubic multigraph without loops (a random perfect matching of 3 stubs
+// per vertex, redrawn until no stub meets its own vertex), extents 2.
+ContractionNetwork vectors_on_cubic_graph(std::mt19937_64& rng, int vertices) {
+  std::vector<int> stubs;
+  for (int v = 0; v < vertices; ++v) stubs.insert(stubs.end(), 3, v);
+  bool ok = false;
+  while (!ok) {
+    std::shuffle(stubs.begin(), stubs.end(), rng);
+    ok = true;
+    for (std::size_t e = 0; e < stubs.size(); e += 2) ok = ok && stubs[e] != stubs[e + 1];
+  }
+  ContractionNetwork net;
+  net.extents.assign(static_cast<std::size_t>(vertices), 2);
+  for (int v = 0; v < vertices; ++v) net.inputs.push_back({v});
+  for (std::size_t e = 0; e < stubs.size(); e += 2) net.inputs.push_back({stubs[e], stubs[e + 1]});
+  return net;
 }
 
 }  // namespace
@@ -171,27 +191,12 @@ TEST(Absorb, PlansOfTheCoreExecuteToTheReference) {
 }
 
 TEST(Absorb, VectorsAndMatricesOnACubicGraph) {
-  // The suite's tensornetwork_permutation networks: a vector per variable and a matrix
-  // per edge of a cubic graph, extents 2. Greedy and elimination over the full network
+  // Greedy and elimination over the full network
   // mix the vectors into the loops; over the core (the matrices with the vectors
   // absorbed) elimination's tree is predicted 4.3-18× cheaper (12 graphs of 120 vertices).
   std::mt19937_64 rng(73);
-  const int vertices = 120;
   for (int graph = 0; graph < 4; ++graph) {
-    // A random cubic multigraph without loops: a random perfect matching of 3 stubs per
-    // vertex, redrawn until no stub meets its own vertex.
-    std::vector<int> stubs;
-    for (int v = 0; v < vertices; ++v) stubs.insert(stubs.end(), 3, v);
-    bool ok = false;
-    while (!ok) {
-      std::shuffle(stubs.begin(), stubs.end(), rng);
-      ok = true;
-      for (std::size_t e = 0; e < stubs.size(); e += 2) ok = ok && stubs[e] != stubs[e + 1];
-    }
-    ContractionNetwork net;
-    net.extents.assign(vertices, 2);
-    for (int v = 0; v < vertices; ++v) net.inputs.push_back({v});
-    for (std::size_t e = 0; e < stubs.size(); e += 2) net.inputs.push_back({stubs[e], stubs[e + 1]});
+    const ContractionNetwork net = vectors_on_cubic_graph(rng, 120);
     PreparedNetwork p;
     einsum_detail::prepare_network(net, p);
     einsum_detail::GreedyPlanner g;
@@ -202,6 +207,33 @@ TEST(Absorb, VectorsAndMatricesOnACubicGraph) {
     const double on_core = contraction_cost(net, plan_contraction(net, o)).predicted_seconds;
     EXPECT_LT(on_core * 3, on_full) << "graph " << graph << ": core " << on_core << " s, full " << on_full << " s";
   }
+}
+
+TEST(Absorb, APlanOnTheSameThreadDuringAProgressCallbackLeavesTheCoreAlone) {
+  // anneal reports progress after a second; the callback plans another network with
+  // absorbed operands on this thread, which reuses the thread-local absorbed network:
+  // anneal's tree must still start with its own network's absorption steps.
+  std::mt19937_64 rng(74);
+  const ContractionNetwork net = vectors_on_cubic_graph(rng, 40), other = vectors_on_cubic_graph(rng, 30);
+  PreparedNetwork p;
+  einsum_detail::prepare_network(net, p);
+  AbsorbedNetwork a;
+  ASSERT_TRUE(einsum_detail::absorb_subsets(p, a));
+  int calls = 0;
+  PlanOptions o;
+  o.optimizer = EinsumOptimizer::anneal;
+  o.time_budget_s = 1.2;
+  o.progress = [&](const PlanProgress&) {
+    PlanOptions e;
+    e.optimizer = EinsumOptimizer::eliminate;
+    ASSERT_EQ(plan_contraction(other, e).steps.size(), other.inputs.size() - 1);
+    ++calls;
+  };
+  const auto t = plan_contraction(net, o);
+  EXPECT_GE(calls, 1);
+  ASSERT_NO_THROW(validate_contraction_tree(p.n, t));
+  ASSERT_GE(t.steps.size(), a.prefix.size());
+  EXPECT_TRUE(std::equal(a.prefix.begin(), a.prefix.end(), t.steps.begin()));
 }
 
 }  // namespace tenferro::plan_absorb_test
