@@ -10,6 +10,7 @@
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
 //       [--seed N] [--auto-seed N] [--generated] [--memory-limit ELEMENTS] [--threads N] [--pool-mb MB]
+//       [--optimizers suite,automatic,greedy,anneal]
 // --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
 // environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
 // tensor networks); they have no suite path, so the yardstick is anneal.
@@ -375,7 +376,7 @@ std::string ms(double s) {
 
 int main(int argc, char** argv) {
   using namespace tenferro;
-  std::string file = "../shared/data/einsum-instances.jsonl", json_out, only;
+  std::string file = "../shared/data/einsum-instances.jsonl", json_out, only, optimizers;
   double anneal_s = 2.0, max_exec = 10.0, max_elements = 1 << 28, reps_time = 0.5;
   bool execute = true, generated = false;
   double memory_limit = 0;  // PlanOptions::max_intermediate_elements for every optimizer
@@ -390,6 +391,7 @@ int main(int argc, char** argv) {
     else if (a == "--anneal") anneal_s = std::atof(next().c_str());
     else if (a == "--json") json_out = next();
     else if (a == "--only") only = next();
+    else if (a == "--optimizers") optimizers = "," + next() + ",";
     else if (a == "--max-exec") max_exec = std::atof(next().c_str());
     else if (a == "--max-elements") max_elements = std::atof(next().c_str());
     else if (a == "--reps-time") reps_time = std::atof(next().c_str());
@@ -446,6 +448,7 @@ int main(int argc, char** argv) {
     };
     std::vector<Run> runs;
     for (const char* which : {"suite", "automatic", "greedy", "anneal"}) {
+      if (!optimizers.empty() && optimizers.find(std::string(",") + which + ",") == std::string::npos) continue;
       EinsumOptions o;
       o.plan.max_intermediate_elements = memory_limit;
       const std::string w = which;

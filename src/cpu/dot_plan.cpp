@@ -179,9 +179,22 @@ bool writable_by_blas(std::int64_t R, std::int64_t C, std::int64_t rs, std::int6
 
 namespace {
 
+// Orders a group's axes by increasing |out stride|, carrying the operand's stride and
+// permutation entry along (insertion sort: stable, n is tiny).
+void sort_by_out(int n, std::int64_t* ext, std::int64_t* str, std::int64_t* out, std::int64_t* perm) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && std::llabs(out[j]) < std::llabs(out[j - 1]); --j) {
+      std::swap(ext[j], ext[j - 1]);
+      std::swap(str[j], str[j - 1]);
+      std::swap(out[j], out[j - 1]);
+      std::swap(perm[j], perm[j - 1]);
+    }
+}
+
 // The groups of a call, one entry per axis, with the K axes ordered by their lhs stride
-// (by their rhs stride with `k_by_rhs`), and the group products.
-void fill_groups(const DotCall& c, DotPlan& p, bool k_by_rhs) {
+// (by their rhs stride with `k_by_rhs`), the M and N axes in operand order (by their out
+// stride with `free_by_out`), and the group products.
+void fill_groups(const DotCall& c, DotPlan& p, bool k_by_rhs, bool free_by_out) {
   const DotSignature& sig = *c.sig;
   const Tensor &lhs = *c.lhs, &rhs = *c.rhs, &out = *c.out;
   const int nm = sig.nm, nn = sig.nn, nk = sig.nk, nb = sig.nb;
@@ -242,6 +255,10 @@ void fill_groups(const DotCall& c, DotPlan& p, bool k_by_rhs) {
   p.N = product(p.next, nn);
   p.K = product(p.kext, nk);
   p.batches = product(p.bext, nb);
+  if (free_by_out) {
+    sort_by_out(nm, p.mext, p.lm, p.om, p.lperm);
+    sort_by_out(nn, p.next, p.rn, p.on, p.rperm + nk);
+  }
 }
 
 // The BLAS layout of filled groups: orientation and packing, with the free axes looped
@@ -270,7 +287,7 @@ void plan_dot(const DotCall& c, DotPlan& p) {
   const DotSignature& sig = *c.sig;
   if (sig.nm > kMaxDotAxes || sig.nn > kMaxDotAxes || sig.nk > kMaxDotAxes || sig.nb > kMaxDotAxes)
     throw UnsupportedError(op, "more than " + std::to_string(kMaxDotAxes) + " axes in one group");
-  fill_groups(c, p, false);
+  fill_groups(c, p, false, false);
   const bool convert_l = c.lhs->dtype() != sig.dtype, convert_r = c.rhs->dtype() != sig.dtype;
   if (p.M == 0 || p.N == 0 || p.batches == 0 || p.K == 0) {
     p.path = DotPath::empty;
@@ -291,12 +308,32 @@ void plan_dot(const DotCall& c, DotPlan& p) {
   // more copying than ordering them by rhs stride (packing the lhs instead, or
   // nothing), the rhs order is taken. On lm_batch_likelihood_brackets_4_4d a 4096-element
   // lhs and a 127 744-element rhs contracted over three axes of 4 now pack the lhs.
+  bool k_by_rhs = false;
   if (sig.nk > 1 && p.pack_r) {
     DotPlan q;
-    fill_groups(c, q, true);
+    fill_groups(c, q, true, false);
     q.path = DotPath::blas;
     blas_layout(q, convert_l, convert_r);
-    if (packed_elements(q, c) < packed_elements(p, c)) p = q;
+    if (packed_elements(q, c) < packed_elements(p, c)) {
+      p = q;
+      k_by_rhs = true;
+    }
+  }
+  // Note [Free axes in the result's order]
+  // The M axes take the lhs's order, so an out whose M axes follow each other in another
+  // order (an intermediate einsum stores for its next step, Note [Intermediate layouts]
+  // in einsum/layout.cpp) is written through a temporary, or with GEMMs looped over free
+  // axes where Note [Free axes looped over] allows. When the lhs is packed anyway, the
+  // packing copy can lay it out in out's order instead (the same for N and the rhs): the
+  // M and N axes are taken in out-stride order, and that plan is kept when it copies
+  // fewer elements, or as many with fewer GEMM calls.
+  if ((p.pack_l && p.nm > 1) || (p.pack_r && p.nn > 1)) {
+    DotPlan q;
+    fill_groups(c, q, k_by_rhs, true);
+    q.path = DotPath::blas;
+    blas_layout(q, convert_l, convert_r);
+    const double pq = packed_elements(q, c), pp = packed_elements(p, c);
+    if (pq < pp || (pq == pp && q.batches < p.batches)) p = q;
   }
 }
 

@@ -205,8 +205,11 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
       const Tensor target = st.out_identity ? o : o.permute_view(st.out_perm);
       if (st.dot) dot_general_into(s, A, B, st.dims, target);
       else mul_into(s, product_operand(s, A, st, st.a_axis, &target), product_operand(s, B, st, st.b_axis, &target), target);
-    } else if (st.dot) {
+    } else if (st.dot && st.out_identity) {
       R = dot_general(s, A, B, st.dims);
+    } else if (st.dot) {  // stored permuted (Note [Intermediate layouts] in layout.cpp)
+      R = new_output(s, st.store_shape, promote(A.dtype(), B.dtype()), kOp);
+      dot_general_into(s, A, B, st.dims, R.permute_view(st.out_perm));
     } else {  // a compact intermediate in step order
       R = mul(s, product_operand(s, A, st, st.a_axis, nullptr), product_operand(s, B, st, st.b_axis, nullptr));
     }

@@ -94,16 +94,11 @@ struct Scratch {
   std::vector<int> live;       // live nodes holding the label (step building)
   std::vector<int> axis_id;    // per operand axis (flat): label id, -1 when dropped
   std::vector<int> axis_begin;
-  std::vector<Dims> nodes;
+  std::vector<Dims> nodes;     // every node's labels in its axis order
+  std::vector<Dims> store;     // intermediates' storage orders (Note [Intermediate layouts])
   ContractionNetwork net;
   ContractionTree tree;
 };
-
-int index_of(const Dims& d, std::int64_t v) noexcept {
-  for (int i = 0; i < d.size(); ++i)
-    if (d[i] == v) return i;
-  return -1;
-}
 
 std::string operand_labels(const Parsed& parsed, int k) {
   std::string r;
@@ -294,8 +289,9 @@ void fill_network(const EinsumProgram& p, Scratch& sc) {
   net.extents.assign(sc.extent.begin(), sc.extent.end());
 }
 
-/// The layout of every step along sc.tree.
-void build_steps(EinsumProgram& p, Scratch& sc) {
+/// The layout of every step along sc.tree, with the intermediates stored in the orders
+/// of `store` where given (Note [Intermediate layouts]).
+void lay_out_steps(EinsumProgram& p, Scratch& sc, const std::vector<Dims>* store) {
   const int n = p.n;
   sc.live.assign(static_cast<std::size_t>(sc.ids.size()), 0);
   sc.nodes.resize(static_cast<std::size_t>(2 * n - 1));
@@ -397,8 +393,25 @@ void build_steps(EinsumProgram& p, Scratch& sc) {
     for (std::int64_t id : A) --sc.live[static_cast<std::size_t>(id)];
     for (std::int64_t id : B) --sc.live[static_cast<std::size_t>(id)];
     for (std::int64_t id : st.labels) ++sc.live[static_cast<std::size_t>(id)];
-    sc.nodes[static_cast<std::size_t>(n + k)] = st.labels;
+    const Dims* stored = store ? &(*store)[static_cast<std::size_t>(n + k)] : nullptr;
+    st.store_shape.clear();
+    if (stored && !stored->empty() && !(*stored == st.labels)) {
+      for (std::int64_t id : *stored) st.store_shape.push_back(sc.extent[static_cast<std::size_t>(id)]);
+      for (std::int64_t id : st.labels) st.out_perm.push_back(index_of(*stored, id));
+      st.out_identity = false;
+      sc.nodes[static_cast<std::size_t>(n + k)] = *stored;
+    } else {
+      sc.nodes[static_cast<std::size_t>(n + k)] = st.labels;
+    }
   }
+}
+
+/// The steps, laid out again when some intermediate is better stored in another order.
+void build_steps(EinsumProgram& p, Scratch& sc) {
+  lay_out_steps(p, sc, nullptr);
+  if (p.n < 3) return;
+  choose_layouts(p.steps, p.n, p.out_labels, sc.extent, sc.nodes, sc.store);
+  if (std::any_of(sc.store.begin(), sc.store.end(), [](const Dims& d) { return !d.empty(); })) lay_out_steps(p, sc, &sc.store);
 }
 
 /// The slices of `plan` (Note [Einsum slicing]): the label keys for path(), the operand

@@ -71,9 +71,26 @@ struct Step {
   Dims shape;               ///< the result's shape
   Dims a_axis, b_axis;      ///< mul: per result axis, the axis of a (b) or -1 (broadcast)
   bool last = false;        ///< writes the einsum's result
-  Dims out_perm;            ///< last: result axis i is output axis out_perm[i]
-  bool out_identity = true; ///< last: out_perm is the identity
+  /// Result axis i is axis out_perm[i] of the output (last) or of the intermediate's
+  /// storage (Note [Intermediate layouts] in layout.cpp).
+  Dims out_perm;
+  bool out_identity = true; ///< out_perm is the identity
+  Dims store_shape;         ///< an intermediate stored permuted: its shape in storage order
 };
+
+/// Position of `v` in `d`, or -1.
+inline int index_of(const Dims& d, std::int64_t v) noexcept {
+  for (int i = 0; i < d.size(); ++i)
+    if (d[i] == v) return i;
+  return -1;
+}
+
+/// The storage order of each intermediate (Note [Intermediate layouts] in layout.cpp):
+/// `nodes` holds every node's labels in its axis order, as the steps write them
+/// (`steps` with a, b, dot and last set), `out_labels` the output's; `store` receives,
+/// per node, the order to store it in, or nothing to keep its order.
+void choose_layouts(const std::vector<Step>& steps, int n, const Dims& out_labels, const std::vector<std::int64_t>& extent,
+                    const std::vector<Dims>& nodes, std::vector<Dims>& store);
 
 }  // namespace detail::einsum
 

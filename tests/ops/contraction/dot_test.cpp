@@ -260,6 +260,41 @@ TEST(DotGeneral, OppositeContractedOrdersPackTheSmallerOperand) {
     }
 }
 
+// Note [Free axes in the result's order]: an lhs packed anyway (its contracted axis sits
+// between its free ones) is packed with its free axes in the order out stores them, so
+// out is written directly: no temporary and no looped GEMMs. The same out with an lhs
+// whose contracted axis is last gives the same values, whatever the plan.
+TEST(DotGeneral, PackedOperandsTakeTheResultsFreeAxisOrder) {
+  CpuBackend backend;
+  std::mt19937_64 rng(31);
+  HeldSession s = backend.open_session();
+  for (DType d : kInexactDTypes)
+    for (bool k_in_middle : {true, false}) {
+      SCOPED_TRACE(std::string(dtype_name(d)) + (k_in_middle ? " lhs [m1, k, m2]" : " lhs [m1, m2, k]"));
+      const std::int64_t m1 = 24, m2 = 20, k = 9, n = 6;  // n < kLoopMinSide: no looped GEMMs
+      const Tensor lhs = k_in_middle ? random_tensor(rng, {m1, k, m2}, d) : random_tensor(rng, {m1, m2, k}, d);
+      const Tensor rhs = random_tensor(rng, {k, n}, d);
+      const DotDims dims{.lhs_contracting = {k_in_middle ? 1 : 2}, .rhs_contracting = {0}};
+      // out [m1, m2, n] stored as [n, m2, m1]: its M axes run in the other order.
+      const Tensor buffer = Tensor::zeros({n, m2, m1}, d);
+      const Tensor out = buffer.permute_view({2, 1, 0});
+      detail::DotSignature sig;
+      detail::dot_infer("dot_general", lhs.shape().span(), d, rhs.shape().span(), d, dims, sig);
+      const Scalar one(1.0), zero(0.0);
+      const detail::DotCall call{"dot_general", &lhs, &rhs, &out, &sig, &dims, &one, &zero, nullptr};
+      detail::DotPlan plan;
+      detail::plan_dot(call, plan);
+      ASSERT_EQ(plan.path, detail::DotPath::blas);
+      if (k_in_middle) {
+        EXPECT_TRUE(plan.pack_l);
+        EXPECT_FALSE(plan.pack_out);
+        EXPECT_EQ(plan.nb, 0);  // one GEMM, no free axis looped over
+      }
+      dot_general_into(s, lhs, rhs, dims, out);
+      expect_matches(out, reference(lhs, rhs, dims, {m1, m2, n}, d), 8 * (k + 4) * epsilon_of(d));
+    }
+}
+
 // Note [Products split over the session's threads]: products above the threading
 // threshold are cut into column (or row) blocks, one single-threaded BLAS call each, on
 // the session's workers; the values are those of one thread's call (same BLAS sums).
