@@ -201,15 +201,20 @@ void run_program(Session& s, const EinsumProgram& p, std::span<const Tensor> ope
     const Tensor& A = *node[static_cast<std::size_t>(st.a)];
     const Tensor& B = *node[static_cast<std::size_t>(st.b)];
     Tensor& R = owned[static_cast<std::size_t>(n + k)];
-    if (st.last) {
-      const Tensor target = st.out_identity ? o : o.permute_view(st.out_perm);
+    if (st.last || !st.out_identity) {
+      // The result, or an intermediate stored permuted (Note [Intermediate layouts] in
+      // layout.cpp), written through a view in step order.
+      Tensor target;
+      if (st.last) {
+        target = st.out_identity ? o : o.permute_view(st.out_perm);
+      } else {
+        R = new_output(s, st.store_shape, promote(A.dtype(), B.dtype()), kOp);
+        target = R.permute_view(st.out_perm);
+      }
       if (st.dot) dot_general_into(s, A, B, st.dims, target);
       else mul_into(s, product_operand(s, A, st, st.a_axis, &target), product_operand(s, B, st, st.b_axis, &target), target);
-    } else if (st.dot && st.out_identity) {
+    } else if (st.dot) {
       R = dot_general(s, A, B, st.dims);
-    } else if (st.dot) {  // stored permuted (Note [Intermediate layouts] in layout.cpp)
-      R = new_output(s, st.store_shape, promote(A.dtype(), B.dtype()), kOp);
-      dot_general_into(s, A, B, st.dims, R.permute_view(st.out_perm));
     } else {  // a compact intermediate in step order
       R = mul(s, product_operand(s, A, st, st.a_axis, nullptr), product_operand(s, B, st, st.b_axis, nullptr));
     }
