@@ -17,21 +17,32 @@
 //  2. An intermediate operand X already ready (its free labels one block in R's
 //     relative order, K one block in K's order) keeps its order. Else it takes the first
 //     of [free in R's order, K, batch] and [K, free in R's order, batch] that the step
-//     writing X can write directly: the labels X gets from each of that step's operands
-//     form one block there, in that operand's order unless the operand is copied anyway
-//     (its own contracted or free labels are not one block), because a copied operand's
-//     free axes are laid out in the result's order (Note [Free axes in the result's
-//     order] in cpu/dot_plan.cpp). If neither can be written directly, X keeps its order.
+//     writing X can write directly, and else keeps its order. Writing directly means:
+//     the labels X gets from each operand of that step form one block, in that operand's
+//     order; the step's batch labels come after them (each batch's GEMM writes one
+//     compact block); and when b's labels come first (BLAS then computes the transposed
+//     product, whose rows are b's), b's block has at least 16 elements: dgemm of
+//     12 × 13200 × 144 ran at 14.6 GF against 23.2 GF for 13200 × 12 × 144 (the kernel
+//     has 16 rows). An operand copied anyway (its own free or contracted labels are not
+//     one block) may have its labels in any order, since its copy lays them out in the
+//     result's order (Note [Free axes in the result's order] in cpu/dot_plan.cpp), but
+//     only when it is no larger than the copy saved: a copy in another order can be
+//     slower (lm_batch_likelihood_sentence_3_12d lost 1.5 ms copying a 1.9M-element
+//     operand in a new order to save a 17k-element copy).
 // Labels of extent 1 are ignored (they sit anywhere in a merged group), and operands are
 // taken as stored compact in the order of their labels; a leaf stored otherwise still
-// runs correctly, with the copies the backend decides on.
+// runs correctly, with the copies the backend decides on. Products of elementwise steps
+// keep their order: letting them be written permuted as well (an elementwise product
+// writes any order) was mixed, focus_step409_316 11% faster under automatic but the
+// language-model instances 4-7% slower, so it was not kept.
 //
-// Example, str_mps_varying_inner_product_200 zipped against the site tensors' order
-// (column-major labels, site tensors [x, l, p]: bond to the other layer, left bond,
-// physical): step 1 contracts a site tensor's middle axis l with the environment [l, r]
-// (the tensor is copied anyway) and would write [x, p, r]; step 2 contracts {r, p} with
-// the next site tensor [y, r, p], which holds them in the order (r, p). Step 1 now writes
-// [r, p, x], which step 2 reads in place: one packing copy per site instead of two.
+// Example: an MPS inner product zipped right to left, bra tensors [l_i, l_{i+1}, p_i] and
+// ket tensors [m_i, m_{i+1}, p_i] (column-major, as the suite's
+// str_mps_varying_inner_product_200). The environment [l_{i+1}, m_{i+1}] times bra i
+// contracts the bra's middle axis (the bra is copied anyway) and would write
+// [l_i, p_i, m_{i+1}]; ket i then contracts {m_{i+1}, p_i}, which it holds in that order,
+// while the environment holds them the other way round: a second copy per site. Now the
+// environment is written [m_{i+1}, p_i, l_i] and read in place.
 #include <algorithm>
 
 #include "einsum/program.hpp"
