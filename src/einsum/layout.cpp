@@ -93,16 +93,17 @@ void choose_layouts(const std::vector<Step>& steps, int n, const Dims& out_label
   auto order = [&](int v) -> const Dims& { return store[static_cast<std::size_t>(v)].empty() ? nodes[static_cast<std::size_t>(v)] : store[static_cast<std::size_t>(v)]; };
   // Intermediates whose order is ours to choose: results of non-last dot steps.
   auto choosable = [&](int v) { return v >= n && steps[static_cast<std::size_t>(v - n)].dot; };
-  Dims K, F, B, cand;
+  Dims K, F, B, cand, free, own_free, own_contracted;  // reused: a warm rebuild allocates nothing
   // Whether step k's operand v would be copied in its current order: its labels in the
   // result (free) or those it shares with the partner and not the result (contracted)
   // are not one block.
   auto copied = [&](int k, int v, int partner) {
     const Dims& res = nodes[static_cast<std::size_t>(n + k)];
-    Dims free, contracted;
-    append_if(order(v), [&](std::int64_t id) { return index_of(res, id) >= 0 && index_of(order(partner), id) < 0; }, free);
-    append_if(order(v), [&](std::int64_t id) { return index_of(res, id) < 0; }, contracted);
-    return !one_block(order(v), free, nullptr, extent) || !one_block(order(v), contracted, nullptr, extent);
+    own_free.clear();
+    own_contracted.clear();
+    append_if(order(v), [&](std::int64_t id) { return index_of(res, id) >= 0 && index_of(order(partner), id) < 0; }, own_free);
+    append_if(order(v), [&](std::int64_t id) { return index_of(res, id) < 0; }, own_contracted);
+    return !one_block(order(v), own_free, nullptr, extent) || !one_block(order(v), own_contracted, nullptr, extent);
   };
   auto size = [&](int v) {
     double e = 1;
@@ -118,7 +119,7 @@ void choose_layouts(const std::vector<Step>& steps, int n, const Dims& out_label
     const Step& st = steps[static_cast<std::size_t>(k)];
     for (int side = 0; side < 2; ++side) {
       const int v = side ? st.b : st.a, partner = side ? st.a : st.b;
-      Dims free;
+      free.clear();
       append_if(order(v), [&](std::int64_t id) { return index_of(d, id) >= 0 && index_of(order(partner), id) < 0; }, free);
       const bool any_order = size(v) <= reorder && copied(k, v, partner);
       if (!one_block(d, free, any_order ? nullptr : &order(v), extent)) return false;
