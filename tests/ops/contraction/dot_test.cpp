@@ -91,6 +91,17 @@ Tensor reference(const Tensor& lhs, const Tensor& rhs, const DotDims& d, const S
   return ref;
 }
 
+// The plan dot_general_into(s, lhs, rhs, dims, out) takes (alpha 1, beta 0).
+detail::DotPlan plan_of(const Tensor& lhs, const Tensor& rhs, const DotDims& dims, const Tensor& out, DType d) {
+  detail::DotSignature sig;
+  detail::dot_infer("dot_general", lhs.shape().span(), d, rhs.shape().span(), d, dims, sig);
+  const Scalar one(1.0), zero(0.0);
+  const detail::DotCall call{"dot_general", &lhs, &rhs, &out, &sig, &dims, &one, &zero, nullptr};
+  detail::DotPlan plan;
+  detail::plan_dot(call, plan);
+  return plan;
+}
+
 void expect_matches(const Tensor& got, const Tensor& ref, double tol) {
   ASSERT_EQ(got.shape(), ref.shape());
   for_each_index(got.shape(), [&](const Dims& i) {
@@ -246,12 +257,7 @@ TEST(DotGeneral, OppositeContractedOrdersPackTheSmallerOperand) {
       const Tensor lhs = random_tensor(rng, {4, 3, m}, d), rhs = random_tensor(rng, {3, 4, n}, d);
       const DotDims dims{.lhs_contracting = {0, 1}, .rhs_contracting = {1, 0}};
       const Tensor out = Tensor::zeros({m, n}, d);
-      detail::DotSignature sig;
-      detail::dot_infer("dot_general", lhs.shape().span(), d, rhs.shape().span(), d, dims, sig);
-      const Scalar one(1.0), zero(0.0);
-      const detail::DotCall call{"dot_general", &lhs, &rhs, &out, &sig, &dims, &one, &zero, nullptr};
-      detail::DotPlan plan;
-      detail::plan_dot(call, plan);
+      const detail::DotPlan plan = plan_of(lhs, rhs, dims, out, d);
       ASSERT_EQ(plan.path, detail::DotPath::blas);
       EXPECT_EQ(plan.pack_l, lhs_small);
       EXPECT_EQ(plan.pack_r, !lhs_small);
@@ -278,12 +284,7 @@ TEST(DotGeneral, PackedOperandsTakeTheResultsFreeAxisOrder) {
       // out [m1, m2, n] stored as [n, m2, m1]: its M axes run in the other order.
       const Tensor buffer = Tensor::zeros({n, m2, m1}, d);
       const Tensor out = buffer.permute_view({2, 1, 0});
-      detail::DotSignature sig;
-      detail::dot_infer("dot_general", lhs.shape().span(), d, rhs.shape().span(), d, dims, sig);
-      const Scalar one(1.0), zero(0.0);
-      const detail::DotCall call{"dot_general", &lhs, &rhs, &out, &sig, &dims, &one, &zero, nullptr};
-      detail::DotPlan plan;
-      detail::plan_dot(call, plan);
+      const detail::DotPlan plan = plan_of(lhs, rhs, dims, out, d);
       ASSERT_EQ(plan.path, detail::DotPath::blas);
       if (k_in_middle) {
         EXPECT_TRUE(plan.pack_l);
