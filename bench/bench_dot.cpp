@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -182,6 +183,44 @@ void memcpy_4096(benchmark::State& st) {
   st.SetBytesProcessed(st.iterations() * n * n * 8 * 2);
 }
 BENCHMARK(memcpy_4096)->Name("copy/raw_memcpy/4096x4096_f64")->Unit(benchmark::kMillisecond);
+
+// Random permutations of a tensor of `rank` extent-2 axes (Note [Tiled copy of short
+// axes], Note [Transposed tiles]): eight fixed permutations, one per iteration in turn,
+// against memcpy of the same bytes.
+void permute_extent2(benchmark::State& st) {
+  const auto rank = static_cast<int>(st.range(0));
+  const Shape shape(rank, 2);
+  Generator g(1);
+  const Tensor x = Tensor::uniform(g, shape.span(), DType::f64, -1.0, 1.0);
+  Tensor out = Tensor::empty(shape.span(), DType::f64);
+  std::mt19937_64 rng(3);
+  std::vector<Tensor> views;
+  for (int p = 0; p < 8; ++p) {
+    Dims perm;
+    for (int i = 0; i < rank; ++i) perm.push_back(i);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    views.push_back(x.permute_view(perm.span()));
+  }
+  HeldSession s = backend().open_session();
+  std::size_t k = 0;
+  for (auto _ : st) {
+    copy_into(s, views[k++ % views.size()], out);
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * (std::int64_t{8} << rank) * 2);
+}
+BENCHMARK(permute_extent2)->Name("copy/permute_extent2")->ArgName("rank")->DenseRange(16, 22, 2)->Unit(benchmark::kMicrosecond);
+
+void memcpy_extent2(benchmark::State& st) {
+  const std::size_t bytes = std::size_t{8} << st.range(0);
+  std::vector<char> a(bytes, 1), b(bytes);
+  for (auto _ : st) {
+    std::memcpy(b.data(), a.data(), bytes);
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * static_cast<std::int64_t>(bytes) * 2);
+}
+BENCHMARK(memcpy_extent2)->Name("copy/raw_memcpy/extent2")->ArgName("rank")->DenseRange(16, 22, 2)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -297,5 +297,38 @@ TEST(TiledCopy, ShortAxesPermutationsBitExact) {
   }
 }
 
+// Note [Transposed tiles]
+TEST(TiledCopy, ExtentTwoPermutationsThroughTransposedTiles) {
+  // Tensors of extent-2 axes only, where the tiles are plain transposes: random
+  // permutations, permutations that keep the fastest axis (folded into 16-byte units)
+  // or the two fastest (32-byte units), ranks 12 and 18 (2 MiB of f64: the larger
+  // tiles), every element size, bit-exact.
+  CpuBackendOptions one;
+  one.num_threads = 1;
+  CpuBackend serial(one), parallel;
+  std::mt19937_64 rng(11);
+  for (CpuBackend* backend : {&serial, &parallel}) {
+    auto s = backend->open_session();
+    for (DType dt : kSizes)
+      for (int rank : {12, 18}) {
+        const Shape shape(rank, 2);
+        const Tensor x = random_bits(rng, shape, dt);
+        for (int keep = 0; keep < 3; ++keep)
+          for (int trial = 0; trial < 2; ++trial) {
+            Dims perm;
+            for (int i = 0; i < rank; ++i) perm.push_back(i);
+            // Row-major: the fastest axes are the last ones; `keep` of them stay last.
+            std::shuffle(perm.begin(), perm.end() - keep, rng);
+            SCOPED_TRACE(std::string(dtype_name(dt)) + " rank " + std::to_string(rank) + " perm " + perm.to_string());
+            const Tensor v = x.permute_view(perm.span());
+            const Tensor out = Tensor::empty(v.shape().span(), dt);
+            EXPECT_TRUE(takes_kernel(s, v, out, detail::try_tiled_copy));
+            copy_into(s, v, out);
+            same_permuted_bits(out, x, perm);
+          }
+      }
+  }
+}
+
 }  // namespace
 }  // namespace tenferro::structural_transpose_test
