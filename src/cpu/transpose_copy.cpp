@@ -478,9 +478,9 @@ bool try_tiled_copy(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) 
   // kernel could not pair (n × 9 transposed) is split into tiles.
   const std::int64_t side = plan.numel * static_cast<std::int64_t>(elem_size) >= kTileLargeBytes ? kTileSideLarge : kTileSide;
   for (int k = 0; k < q.rank && A < side && !closed; ++k) {
-    // The source's axes of stride below 32 bytes are left to B, whose transposed tiles
-    // need them (Note [Transposed tiles]).
-    if (short_lines && k > 0 && unit >= 8 && std::llabs(q.str[k][1]) < 32) continue;
+    // The source's even axes of stride below 32 bytes are left to B, whose transposed
+    // tiles need them (Note [Transposed tiles]; odd extents make no groups).
+    if (short_lines && k > 0 && unit >= 8 && q.ext[k] % 2 == 0 && std::llabs(q.str[k][1]) < 32) continue;
     if (!take(k, A, closed, !short_lines)) {
       if (short_lines) return false;
       break;
