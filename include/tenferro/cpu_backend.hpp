@@ -83,6 +83,10 @@ class TENFERRO_API Executor {
   virtual void run(int n, TaskRef task) = 0;
 };
 
+/// The default CpuBackendOptions::pool_byte_limit: a quarter of physical memory (100 MiB
+/// where that cannot be read).
+TENFERRO_API std::size_t default_pool_byte_limit() noexcept;
+
 /// Construction options of a CpuBackend.
 struct CpuBackendOptions {
   /// Worker threads a session may use. 0: TENFERRO_NUM_THREADS, else OMP_NUM_THREADS,
@@ -91,8 +95,12 @@ struct CpuBackendOptions {
   /// CPU ids the backend's sessions are admitted to (and its workers pinned to).
   /// Empty: the process affinity mask.
   std::vector<int> cpus;
-  /// Byte limit of the buffer pool (cached, not in use).
-  std::size_t pool_byte_limit = std::size_t{100} << 20;
+  /// Byte limit of the buffer pool (cached, not in use). Within it the pool caches at
+  /// most the larger of 100 MiB and the most bytes its blocks held in use at once, so a
+  /// repeated contraction finds its large intermediates cached without the pool ever
+  /// holding more than the program had live (Note [Pool limit follows the peak] in
+  /// src/cpu/buffer_pool.hpp). 0: no caching.
+  std::size_t pool_byte_limit = default_pool_byte_limit();
   /// A host-owned executor (Note [Caller-owned executors]); null: the backend's own
   /// worker pool (oneTBB, pinned to `cpus`) and FIFO admission per CPU. With one, the
   /// thread count is `num_threads` when given, else the executor's concurrency.

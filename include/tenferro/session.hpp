@@ -31,6 +31,8 @@ struct BufferPoolStats {
   std::uint64_t cached_blocks = 0; ///< blocks now cached
   std::size_t cached_bytes = 0;    ///< data bytes now cached
   std::size_t byte_limit = 0;      ///< the limit
+  std::size_t peak_bytes = 0;      ///< most bytes of its blocks in use at once since the last trim; the pool
+                                   ///< caches at most max(100 MiB, this), within byte_limit
 };
 
 /// Counters and limits of one of the caches a session checks out (Note [Bounded caches]).

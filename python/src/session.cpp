@@ -61,9 +61,12 @@ Session& session_arg(py::handle h, const char* op) {
 void register_session(py::module_& m) {
   py::class_<PyBackend>(m, "CpuBackend", R"doc(The CPU backend: a set of CPUs, a worker pool and per-session caches.
 
-CpuBackend(num_threads=None, cpus=None, pool_byte_limit=100 MiB). num_threads: the
-threads one session may use (default: TENFERRO_NUM_THREADS, OMP_NUM_THREADS, or the
-CPUs in the affinity mask); cpus: the CPU ids its sessions are admitted to.)doc")
+CpuBackend(num_threads=None, cpus=None, pool_byte_limit=a quarter of physical memory).
+num_threads: the threads one session may use (default: TENFERRO_NUM_THREADS,
+OMP_NUM_THREADS, or the CPUs in the affinity mask); cpus: the CPU ids its sessions are
+admitted to; pool_byte_limit: the most bytes of freed buffers kept for reuse (within it,
+at most the larger of 100 MiB and the most bytes the pool's buffers held in use at
+once; 0: none).)doc")
       .def(py::init([](std::optional<int> num_threads, std::optional<std::vector<int>> cpus, std::size_t pool_limit) {
              tenferro::CpuBackendOptions o;
              if (num_threads) {
@@ -76,7 +79,7 @@ CPUs in the affinity mask); cpus: the CPU ids its sessions are admitted to.)doc"
              return new PyBackend(std::move(o));
            }),
            py::arg("num_threads") = py::none(), py::arg("cpus") = py::none(),
-           py::arg("pool_byte_limit") = std::size_t{100} << 20)
+           py::arg("pool_byte_limit") = tenferro::default_pool_byte_limit())
       .def_property_readonly("num_threads", [](const PyBackend& b) { return b.backend.num_threads(); },
                              "Threads a session of this backend may use.")
       .def_property_readonly("cpus", [](const PyBackend& b) { return b.backend.cpus(); }, "The CPU ids.")

@@ -1,6 +1,7 @@
 // CpuBackend construction, session entry and exit, management calls.
 // See Note [Session admission] in tenferro/cpu_backend.hpp.
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -314,6 +315,12 @@ void ExecutionScope::close() {
 }
 
 // ---- CpuBackend ----
+
+std::size_t default_pool_byte_limit() noexcept {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return detail::BufferPool::kPoolFloorBytes;
+  return static_cast<std::size_t>(pages) / 4 * static_cast<std::size_t>(page);
+}
 
 CpuBackend::CpuBackend() : CpuBackend(CpuBackendOptions{}) {}
 

@@ -1,5 +1,6 @@
 #include "cpu/buffer_pool.hpp"
 
+#include <algorithm>
 #include <bit>
 
 namespace tenferro::detail {
@@ -17,9 +18,15 @@ int BufferPool::class_index(std::size_t capacity) noexcept {
   return 1 + 4 * (hi - 6) + (q - 5);
 }
 
+std::size_t BufferPool::limit() const noexcept {
+  return std::min(stats_.byte_limit, std::max(kPoolFloorBytes, stats_.peak_bytes));
+}
+
 StorageHeader* BufferPool::allocate(std::size_t bytes) {
   const std::size_t cap = size_class_bytes(bytes);
   const int c = class_index(cap);
+  in_use_ += cap;
+  stats_.peak_bytes = std::max(stats_.peak_bytes, in_use_);
   if (c < kClasses && free_[c]) {
     StorageHeader* b = free_[c];
     free_[c] = next_of(b);
@@ -37,13 +44,14 @@ StorageHeader* BufferPool::allocate(std::size_t bytes) {
 void BufferPool::release(StorageHeader* b) noexcept {
   const std::size_t cap = b->capacity;
   const int c = class_index(cap);
+  in_use_ -= std::min(in_use_, cap);
   // Blocks of at least 8 bytes hold the link; 64 is the smallest capacity.
-  if (c >= kClasses || cap > stats_.byte_limit) {
+  if (c >= kClasses || cap > limit()) {
     ++stats_.evictions;
     heap_free_block(b);
     return;
   }
-  if (stats_.cached_bytes + cap > stats_.byte_limit) make_room(cap);
+  if (stats_.cached_bytes + cap > limit()) make_room(cap);
   next_of(b) = free_[c];
   free_[c] = b;
   if (c > highest_) highest_ = c;
@@ -52,8 +60,9 @@ void BufferPool::release(StorageHeader* b) noexcept {
 }
 
 void BufferPool::make_room(std::size_t needed) noexcept {
-  for (int c = highest_; c >= 0 && stats_.cached_bytes + needed > stats_.byte_limit; --c) {
-    while (free_[c] && stats_.cached_bytes + needed > stats_.byte_limit) {
+  const std::size_t most = limit();
+  for (int c = highest_; c >= 0 && stats_.cached_bytes + needed > most; --c) {
+    while (free_[c] && stats_.cached_bytes + needed > most) {
       StorageHeader* b = free_[c];
       free_[c] = next_of(b);
       stats_.cached_bytes -= b->capacity;
@@ -75,11 +84,12 @@ void BufferPool::trim() noexcept {
   highest_ = -1;
   stats_.cached_bytes = 0;
   stats_.cached_blocks = 0;
+  stats_.peak_bytes = in_use_;
 }
 
 void BufferPool::set_byte_limit(std::size_t bytes) noexcept {
   stats_.byte_limit = bytes;
-  if (stats_.cached_bytes > bytes) make_room(0);
+  if (stats_.cached_bytes > limit()) make_room(0);
 }
 
 }  // namespace tenferro::detail

@@ -398,7 +398,7 @@ TEST(Session, OverlappingCpuSetsExcludeEachOther) {
 
 TEST(Resources, ManagementCallsNeverWait) {
   CpuBackend b;
-  EXPECT_EQ(b.pool_stats().byte_limit, std::size_t{100} << 20);
+  EXPECT_EQ(b.pool_stats().byte_limit, default_pool_byte_limit());
   std::atomic<bool> held{false}, done{false};
   std::thread t([&] {
     HeldSession s = b.open_session();
@@ -462,6 +462,54 @@ TEST(Resources, ByteLimitEvicts) {
   b.set_pool_byte_limit(0);
   EXPECT_EQ(b.pool_stats().cached_bytes, 0u);
   EXPECT_EQ(b.pool_stats().byte_limit, 0u);
+}
+
+// Note [Pool limit follows the peak]
+TEST(Resources, PoolLimitFollowsThePeakInUse) {
+  using detail::BufferPool;
+  constexpr std::size_t MiB = std::size_t{1} << 20;
+  BufferPool pool(std::size_t{4} << 30);
+  // 150 MiB (a 160 MiB class) is above the 100 MiB floor: cached once it was in use.
+  detail::StorageHeader* a = pool.allocate(150 * MiB);
+  EXPECT_EQ(pool.stats().peak_bytes, 160 * MiB);
+  pool.release(a);
+  EXPECT_EQ(pool.stats().cached_bytes, 160 * MiB);
+  detail::StorageHeader* b = pool.allocate(150 * MiB);
+  EXPECT_EQ(pool.stats().hits, 1u);
+  // Two blocks live at once raise the peak; both are cached when they come back.
+  detail::StorageHeader* c = pool.allocate(200 * MiB);  // a 224 MiB class
+  EXPECT_EQ(pool.stats().peak_bytes, 384 * MiB);
+  pool.release(b);
+  pool.release(c);
+  EXPECT_EQ(pool.stats().cached_bytes, 384 * MiB);
+  EXPECT_EQ(pool.stats().evictions, 0u);
+  // A trim frees everything and restarts the peak from what is in use (nothing).
+  pool.trim();
+  EXPECT_EQ(pool.stats().cached_bytes, 0u);
+  EXPECT_EQ(pool.stats().peak_bytes, 0u);
+  // Blocks used one after the other: the pool never holds more than the peak.
+  pool.release(pool.allocate(150 * MiB));
+  pool.release(pool.allocate(200 * MiB));
+  EXPECT_EQ(pool.stats().peak_bytes, 224 * MiB);
+  EXPECT_EQ(pool.stats().cached_bytes, 224 * MiB);
+  EXPECT_EQ(pool.stats().evictions, 1u);
+  // Below the floor a limit is the limit; 0 caches nothing.
+  pool.set_byte_limit(64 * MiB);
+  EXPECT_EQ(pool.stats().cached_bytes, 0u);
+  pool.release(pool.allocate(32 * MiB));
+  pool.release(pool.allocate(48 * MiB));
+  EXPECT_EQ(pool.stats().cached_bytes, 48 * MiB);
+  pool.set_byte_limit(0);
+  EXPECT_EQ(pool.stats().cached_bytes, 0u);
+  pool.release(pool.allocate(64));
+  EXPECT_EQ(pool.stats().cached_blocks, 0u);
+}
+
+TEST(Resources, DefaultPoolLimitIsAQuarterOfMemory) {
+  const std::size_t d = default_pool_byte_limit();
+  EXPECT_GE(d, detail::BufferPool::kPoolFloorBytes);
+  CpuBackend b;
+  EXPECT_EQ(b.pool_stats().byte_limit, d);
 }
 
 TEST(Resources, TensorsOutliveSessions) {
