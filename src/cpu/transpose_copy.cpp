@@ -339,6 +339,25 @@ void transposed_tile_sse2(char* d, const char* s, const Tile& t) noexcept {
 const bool kHasAvx2 = __builtin_cpu_supports("avx2") != 0;
 #endif
 
+/// G × G blocks moved element by element: the offset tables are read once per row and
+/// column of a block instead of once per element (extent-3 axes, element sizes without
+/// a vector block).
+template <class E, int G> void transposed_tile_scalar(char* d, const char* s, const Tile& t) noexcept {
+  constexpr auto es = static_cast<std::int64_t>(sizeof(E));
+  for (std::int64_t b = 0; b < t.B; b += G) {
+    char* dc[G];
+    for (int j = 0; j < G; ++j) dc[j] = d + t.db[b + j];
+    const char* sb = s + t.sb[b];
+    for (std::int64_t a = 0; a < t.A; a += G) {
+      const std::int64_t o = t.da[a];
+      for (int i = 0; i < G; ++i) {
+        const char* row = sb + t.sa[a + i];
+        for (int j = 0; j < G; ++j) copy_elem<E>(dc[j] + o + i * es, row + j * es);
+      }
+    }
+  }
+}
+
 template <class E> void tiled_copy(Session& s, const LoopPlan<2>& plan, const int* axes, int na, int nb) {
   // axes: A (na), then B (nb), then the outer axes.
   const int no = plan.rank - na - nb;
@@ -354,17 +373,23 @@ template <class E> void tiled_copy(Session& s, const LoopPlan<2>& plan, const in
   const std::int64_t A = t.A, B = t.B;
   const std::int64_t *da = t.da, *sa = t.sa, *db = t.db, *sb = t.sb;
   for (int i = 0; i < no; ++i) units *= plan.ext[outer[i]];
-  // Note [Transposed tiles]: the kernel, or null for the scalar loop.
+  // Note [Transposed tiles]: the kernel, or null for the element loop.
   void (*kernel)(char*, const char*, const Tile&) noexcept = nullptr;
-#if defined(__SSE2__)
   constexpr auto es = static_cast<std::int64_t>(sizeof(E));
+  auto groups = [&](std::int64_t g) { return unit_groups(da, A, g, es) && unit_groups(sb, B, g, es); };
+#if defined(__SSE2__)
   if constexpr (sizeof(E) == 8) {
-    if (kHasAvx2 && unit_groups(da, A, 4, es) && unit_groups(sb, B, 4, es)) kernel = transposed_tile_avx2;
-    else if (unit_groups(da, A, 2, es) && unit_groups(sb, B, 2, es)) kernel = transposed_tile_sse2;
+    if (kHasAvx2 && groups(4)) kernel = transposed_tile_avx2;
+    else if (groups(2)) kernel = transposed_tile_sse2;
   } else if constexpr (sizeof(E) == 16) {
-    if (kHasAvx2 && unit_groups(da, A, 2, es) && unit_groups(sb, B, 2, es)) kernel = transposed_tile16_avx2;
+    if (kHasAvx2 && groups(2)) kernel = transposed_tile16_avx2;
   }
 #endif
+  if (!kernel) {
+    if (groups(4)) kernel = transposed_tile_scalar<E, 4>;
+    else if (groups(3)) kernel = transposed_tile_scalar<E, 3>;
+    else if (groups(2)) kernel = transposed_tile_scalar<E, 2>;
+  }
   parallel_for(s, units, A * B, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t u = lo; u < hi; ++u) {
       char* d = plan.ptr[0];
@@ -478,9 +503,10 @@ bool try_tiled_copy(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) 
   // kernel could not pair (n × 9 transposed) is split into tiles.
   const std::int64_t side = plan.numel * static_cast<std::int64_t>(elem_size) >= kTileLargeBytes ? kTileSideLarge : kTileSide;
   for (int k = 0; k < q.rank && A < side && !closed; ++k) {
-    // The source's even axes of stride below 32 bytes are left to B, whose transposed
-    // tiles need them (Note [Transposed tiles]; odd extents make no groups).
-    if (short_lines && k > 0 && unit >= 8 && q.ext[k] % 2 == 0 && std::llabs(q.str[k][1]) < 32) continue;
+    // The source's unit-stride axis, and its even axes of stride below 32 bytes, are
+    // left to B, whose transposed tiles need them (Note [Transposed tiles]).
+    const std::int64_t sk = std::llabs(q.str[k][1]);
+    if (short_lines && k > 0 && (sk == static_cast<std::int64_t>(unit) || (unit >= 8 && q.ext[k] % 2 == 0 && sk < 32))) continue;
     if (!take(k, A, closed, !short_lines)) {
       if (short_lines) return false;
       break;

@@ -298,37 +298,39 @@ TEST(TiledCopy, ShortAxesPermutationsBitExact) {
 }
 
 // Note [Transposed tiles]
-TEST(TiledCopy, ExtentTwoPermutationsThroughTransposedTiles) {
-  // Tensors of extent-2 axes only, where the tiles are plain transposes: random
-  // permutations, permutations that keep the fastest axis (folded into 16-byte units)
-  // or the two fastest (32-byte units), ranks 12 and 18 (2 MiB of f64: the larger
-  // tiles), every element size, bit-exact.
+TEST(TiledCopy, ShortExtentPermutationsThroughTransposedTiles) {
+  // Tensors of extent-2 or extent-3 axes only, where the tiles are transposes of small
+  // blocks: random permutations, permutations that keep the fastest axis (folded into
+  // 16-byte units at extent 2) or the two fastest (32-byte units), ranks 12 and 18 of
+  // extent 2 and 7 and 11 of extent 3 (2 MiB and more: the larger tiles), every element
+  // size, one and two threads, bit-exact.
   CpuBackendOptions one;
   one.num_threads = 1;
   CpuBackend serial(one), parallel;
   std::mt19937_64 rng(11);
+  const std::pair<std::int64_t, int> shapes[] = {{2, 12}, {2, 18}, {3, 7}, {3, 11}};
   for (CpuBackend* backend : {&serial, &parallel}) {
     auto s = backend->open_session();
     for (DType dt : kSizes)
-      for (int rank : {12, 18}) {
-        const Shape shape(rank, 2);
-        const Tensor x = random_bits(rng, shape, dt);
+      for (const auto& [extent, rank] : shapes) {
+        const Tensor x = random_bits(rng, Shape(rank, extent), dt);
         for (int keep = 0; keep < 3; ++keep)
           for (int trial = 0; trial < 2; ++trial) {
             Dims perm;
             for (int i = 0; i < rank; ++i) perm.push_back(i);
             // Row-major: the fastest axes are the last ones; `keep` of them stay last.
             std::shuffle(perm.begin(), perm.end() - keep, rng);
-            SCOPED_TRACE(std::string(dtype_name(dt)) + " rank " + std::to_string(rank) + " perm " + perm.to_string());
+            SCOPED_TRACE(std::string(dtype_name(dt)) + " " + x.shape().to_string() + " perm " + perm.to_string());
             const Tensor v = x.permute_view(perm.span());
             const Tensor out = Tensor::empty(v.shape().span(), dt);
-            EXPECT_TRUE(takes_kernel(s, v, out, detail::try_tiled_copy));
+            // Kept extent-3 axes coalesce into destination lines of 9 or 27 elements that
+            // the line loop copies whole (too few axes left for B at rank 7).
+            if (extent == 2 || keep == 0) EXPECT_TRUE(takes_kernel(s, v, out, detail::try_tiled_copy));
             copy_into(s, v, out);
             same_permuted_bits(out, x, perm);
           }
       }
   }
 }
-
 }  // namespace
 }  // namespace tenferro::structural_transpose_test
