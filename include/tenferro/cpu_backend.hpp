@@ -96,10 +96,10 @@ struct CpuBackendOptions {
   /// Empty: the process affinity mask.
   std::vector<int> cpus;
   /// Byte limit of the buffer pool (cached, not in use). Within it the pool caches at
-  /// most the larger of 100 MiB and the most bytes its blocks held in use at once, so a
-  /// repeated contraction finds its large intermediates cached without the pool ever
-  /// holding more than the program had live (Note [Pool limit follows the peak] in
-  /// src/cpu/buffer_pool.hpp). 0: no caching.
+  /// most the larger of 100 MiB and 1.5 times the most bytes its blocks held in use at
+  /// once, so a repeated contraction finds its large intermediates cached while the pool
+  /// stays in proportion to what the program had live (Note [Pool limit follows the
+  /// peak] in src/cpu/buffer_pool.hpp). 0: no caching.
   std::size_t pool_byte_limit = default_pool_byte_limit();
   /// A host-owned executor (Note [Caller-owned executors]); null: the backend's own
   /// worker pool (oneTBB, pinned to `cpus`) and FIFO admission per CPU. With one, the

@@ -19,7 +19,7 @@ int BufferPool::class_index(std::size_t capacity) noexcept {
 }
 
 std::size_t BufferPool::limit() const noexcept {
-  return std::min(stats_.byte_limit, std::max(kPoolFloorBytes, stats_.peak_bytes));
+  return std::min(stats_.byte_limit, std::max(kPoolFloorBytes, stats_.peak_bytes + stats_.peak_bytes / 2));  // Note [Pool limit follows the peak]
 }
 
 StorageHeader* BufferPool::allocate(std::size_t bytes) {

@@ -14,15 +14,21 @@ namespace tenferro::detail {
 /// reusing a block allocates nothing.
 ///
 /// Note [Pool limit follows the peak]
-/// The pool caches at most min(byte_limit, max(kPoolFloorBytes, peak)) bytes, where
-/// peak is the most bytes its blocks held in use at once (since the last trim). A block
-/// too large to cache goes back to the heap, and the next block of its size is faulted
-/// in page by page and zeroed by the kernel: on the suite's MERA networks (intermediates
-/// of 240-330 MB, 100 MiB the fixed limit until 2026-12-07) 45% of an execution was
-/// the kernel clearing pages, and str_nw_mera_closed_120 ran 2.76 s against 1.28 s with
-/// those blocks cached. Following the peak caches what a repeated contraction (a sweep)
-/// needs again, while the pool never holds more than the program already had live at
-/// once (or the floor): a process's memory stays within twice its peak of live tensors.
+/// The pool caches at most min(byte_limit, max(kPoolFloorBytes, 1.5 × peak)) bytes,
+/// where peak is the most bytes its blocks held in use at once (since the last trim).
+/// A block too large to cache goes back to the heap, and the next block of its size is
+/// faulted in and zeroed by the kernel, with direct compaction for its huge pages (Note
+/// [Huge pages for large blocks]) when memory is fragmented: on the suite's MERA
+/// networks and gm_queen5_5_3 (intermediates of 240-330 MB and 2.2 GB live at once;
+/// 100 MiB the fixed limit until 2026-12-07) up to half of an execution was the kernel
+/// clearing pages, and one execution took anywhere from 1.3 to 8.9 s. Following the
+/// peak caches what a repeated contraction (a sweep) needs again. The half above the
+/// peak is there because the blocks one execution uses one after the other add up to
+/// more than its peak: at 1 × peak gm_queen5_5_3's automatic plan evicted and faulted
+/// in one large block on every execution (median 2.6-8.9 s, against 1.0-1.4 s at 1.5).
+/// The pool thus never holds more than 1.5 times what the program already had live at
+/// once (or the floor): a process's memory stays within 2.5 times its peak of live
+/// tensors.
 /// The default byte_limit (default_pool_byte_limit(): a quarter of physical memory)
 /// only bounds that; an explicit limit is honoured as before (below the floor it is the
 /// limit), and 0 turns caching off. In-use bytes are counted from this pool's
