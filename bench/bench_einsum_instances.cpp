@@ -2,8 +2,9 @@
 // instance of the tenferro benchmark suite (einsum-instances.jsonl, see
 // shared/data/README.md) and every optimizer (the suite's own opt_flops path, automatic,
 // greedy, anneal with a budget), it prepares an EinsumPlan (planning time), runs it on
-// one thread, or --threads N (median measured time, the plans of one instance run in
-// interleaved rounds of about --reps-time seconds each; skipped when the largest intermediate exceeds
+// one thread, or --threads N (median measured time after one untimed execution, the
+// plans of one instance run in interleaved rounds of about --reps-time seconds each;
+// skipped when the largest intermediate exceeds
 // --max-elements or the predicted time exceeds --max-exec), and prints a markdown table
 // plus, with --json, one JSON object per (instance, optimizer). The last line gives the
 // rank correlation of predicted and measured time over all executed rows.
@@ -524,8 +525,11 @@ int main(int argc, char** argv) {
     // Interleaved rounds: every executable plan of the instance runs once per round, so a
     // drift in the machine's speed (shared VM) hits them alike; the median per plan.
     if (!runs.empty()) {
-      for (Run& x : runs)
-        if (by[x.which].predicted_s < 0.05) x.plan->execute_into(s, ops, x.out);  // warm the pool
+      // One untimed execution each first: the timed ones find the pool warm, as every
+      // execution after the first does in a sweep (Note [Pool limit follows the peak]; on
+      // this VM a first execution of gm_queen5_5_3 spent 0.4-4.5 s in the kernel faulting
+      // in its 2.2 GB of intermediates).
+      for (Run& x : runs) x.plan->execute_into(s, ops, x.out);
       const auto start = std::chrono::steady_clock::now();
       do {
         for (Run& x : runs) {

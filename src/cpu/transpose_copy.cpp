@@ -26,8 +26,8 @@ struct alignas(8) Bytes16 {
   std::uint64_t lo, hi;
 };
 /// The tiled kernel's unit after folding an axis both sides hold contiguously.
-struct alignas(8) Bytes32 {
-  std::uint64_t w[4];
+template <int N> struct alignas(8) Bytes {
+  std::uint64_t w[N / 8];
 };
 
 template <class E> inline void copy_elem(char* d, const char* s) noexcept {
@@ -444,8 +444,9 @@ bool try_blocked_transpose_copy(Session& s, const LoopPlan<2>& plan, std::size_t
   return visit_size(elem_size, [&](auto tag) { blocked_copy<typename decltype(tag)::type>(s, plan, b); });
 }
 
-bool try_tiled_copy(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) {
-  if (plan.rank < 2 || plan.numel < kMinElements) return false;
+namespace {
+
+bool tiled_copy_plan(Session& s, const LoopPlan<2>& plan, std::size_t elem_size, bool may_fold) {
   // The source's fastest axis (a zero stride is a broadcast: the fill lines).
   int fastest = 0;
   for (int k = 1; k < plan.rank; ++k)
@@ -455,12 +456,13 @@ bool try_tiled_copy(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) 
   const bool short_lines = plan.ext[0] < kMinSide;
   if (fastest == 0 && !short_lines) return false;
   LoopPlan<2> q = plan;  // axes may be split: inner part in place, outer part appended
-  // An extent-2 or -4 destination axis that the source holds contiguously too moves as
-  // one 16- or 32-byte unit (Note [Transposed tiles]).
+  // A short destination axis that the source holds contiguously too moves as one unit
+  // of 16 to 72 bytes (Note [Transposed tiles]).
   std::size_t unit = elem_size;
   const auto es = static_cast<std::int64_t>(elem_size);
-  if (short_lines && fastest == 0 && q.rank >= 3 && q.str[0][0] == es && q.str[0][1] == es &&
-      (q.ext[0] * es == 16 || q.ext[0] * es == 32)) {
+  const std::int64_t run = q.ext[0] * es;
+  if (may_fold && short_lines && fastest == 0 && q.rank >= 3 && q.str[0][0] == es && q.str[0][1] == es &&
+      (run == 16 || run == 24 || run == 32 || run == 48 || run == 64 || run == 72)) {
     unit = static_cast<std::size_t>(q.ext[0] * es);
     for (int k = 1; k < q.rank; ++k) {
       q.ext[k - 1] = q.ext[k];
@@ -522,15 +524,26 @@ bool try_tiled_copy(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) 
     if (next < 0 || !take(next, B, closed, !short_lines)) break;
     axes[na + nb++] = next;
   }
-  if (A < 2 || B < (short_lines ? kMinSide : 2) || A * B < kTileMinElements) return false;
+  if (A < 2 || B < (short_lines ? kMinSide : 2) || A * B < kTileMinElements)
+    return unit != elem_size && tiled_copy_plan(s, plan, elem_size, false);  // folded: too few axes left
   int no = na + nb;
   for (int k = 0; k < q.rank; ++k)
     if (!used[k]) axes[no++] = k;
-  if (unit == 32) {
-    tiled_copy<Bytes32>(s, q, axes, na, nb);
-    return true;
+  switch (unit) {
+    case 24: tiled_copy<Bytes<24>>(s, q, axes, na, nb); return true;
+    case 32: tiled_copy<Bytes<32>>(s, q, axes, na, nb); return true;
+    case 48: tiled_copy<Bytes<48>>(s, q, axes, na, nb); return true;
+    case 64: tiled_copy<Bytes<64>>(s, q, axes, na, nb); return true;
+    case 72: tiled_copy<Bytes<72>>(s, q, axes, na, nb); return true;
+    default: return visit_size(unit, [&](auto tag) { tiled_copy<typename decltype(tag)::type>(s, q, axes, na, nb); });
   }
-  return visit_size(unit, [&](auto tag) { tiled_copy<typename decltype(tag)::type>(s, q, axes, na, nb); });
+}
+
+}  // namespace
+
+bool try_tiled_copy(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) {
+  if (plan.rank < 2 || plan.numel < kMinElements) return false;
+  return tiled_copy_plan(s, plan, elem_size, true);
 }
 
 void run_copy_plan(Session& s, const LoopPlan<2>& plan, std::size_t elem_size) {
