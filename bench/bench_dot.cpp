@@ -184,12 +184,12 @@ void memcpy_4096(benchmark::State& st) {
 }
 BENCHMARK(memcpy_4096)->Name("copy/raw_memcpy/4096x4096_f64")->Unit(benchmark::kMillisecond);
 
-// Random permutations of a tensor of `rank` extent-2 axes (Note [Tiled copy of short
-// axes], Note [Transposed tiles]): eight fixed permutations, one per iteration in turn,
-// against memcpy of the same bytes.
-void permute_extent2(benchmark::State& st) {
+// Random permutations of a tensor of `rank` axes of one short extent (Note [Tiled copy
+// of short axes], Note [Transposed tiles]): eight fixed permutations, one per iteration
+// in turn, against memcpy of the same bytes (extent 2).
+void permute_short(benchmark::State& st, std::int64_t extent) {
   const auto rank = static_cast<int>(st.range(0));
-  const Shape shape(rank, 2);
+  const Shape shape(rank, extent);
   Generator g(1);
   const Tensor x = Tensor::uniform(g, shape.span(), DType::f64, -1.0, 1.0);
   Tensor out = Tensor::empty(shape.span(), DType::f64);
@@ -207,9 +207,10 @@ void permute_extent2(benchmark::State& st) {
     copy_into(s, views[k++ % views.size()], out);
     benchmark::ClobberMemory();
   }
-  st.SetBytesProcessed(st.iterations() * (std::int64_t{8} << rank) * 2);
+  st.SetBytesProcessed(st.iterations() * x.numel() * 8 * 2);
 }
-BENCHMARK(permute_extent2)->Name("copy/permute_extent2")->ArgName("rank")->DenseRange(16, 22, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(permute_short, extent2, 2)->Name("copy/permute_extent2")->ArgName("rank")->DenseRange(16, 22, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(permute_short, extent3, 3)->Name("copy/permute_extent3")->ArgName("rank")->DenseRange(8, 14, 2)->Unit(benchmark::kMicrosecond);
 
 void memcpy_extent2(benchmark::State& st) {
   const std::size_t bytes = std::size_t{8} << st.range(0);

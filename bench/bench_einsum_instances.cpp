@@ -2,9 +2,9 @@
 // instance of the tenferro benchmark suite (einsum-instances.jsonl, see
 // shared/data/README.md) and every optimizer (the suite's own opt_flops path, automatic,
 // greedy, anneal with a budget), it prepares an EinsumPlan (planning time), runs it on
-// one thread, or --threads N (median measured time after one untimed execution, the
-// plans of one instance run in interleaved rounds of about --reps-time seconds each;
-// skipped when the largest intermediate exceeds
+// one thread, or --threads N (median measured time over about --reps-time seconds of
+// executions after one untimed execution, plan after plan; skipped when the largest
+// intermediate exceeds
 // --max-elements or the predicted time exceeds --max-exec), and prints a markdown table
 // plus, with --json, one JSON object per (instance, optimizer). The last line gives the
 // rank correlation of predicted and measured time over all executed rows.
@@ -522,22 +522,23 @@ int main(int argc, char** argv) {
       }
       by[w] = r;
     }
-    // Interleaved rounds: every executable plan of the instance runs once per round, so a
-    // drift in the machine's speed (shared VM) hits them alike; the median per plan.
+    // Each plan's executions run one after the other: one untimed execution, then timed
+    // ones for about --reps-time seconds; the median per plan. The first execution finds
+    // the buffer pool cold, as a sweep does only once (Note [Pool limit follows the
+    // peak]; on this VM a first execution of gm_queen5_5_3 spent 0.4-4.5 s in the kernel
+    // faulting in its 2.2 GB of intermediates). Rounds interleaving the plans (until
+    // 2026-12-07) made plans of different intermediates evict each other's cached blocks
+    // on every round, which a repeated contraction does not do.
     if (!runs.empty()) {
-      // One untimed execution each first: the timed ones find the pool warm, as every
-      // execution after the first does in a sweep (Note [Pool limit follows the peak]; on
-      // this VM a first execution of gm_queen5_5_3 spent 0.4-4.5 s in the kernel faulting
-      // in its 2.2 GB of intermediates).
-      for (Run& x : runs) x.plan->execute_into(s, ops, x.out);
-      const auto start = std::chrono::steady_clock::now();
-      do {
-        for (Run& x : runs) {
+      for (Run& x : runs) {
+        x.plan->execute_into(s, ops, x.out);
+        const auto start = std::chrono::steady_clock::now();
+        do {
           const auto t1 = std::chrono::steady_clock::now();
           x.plan->execute_into(s, ops, x.out);
           x.times.push_back(seconds_since(t1));
-        }
-      } while (seconds_since(start) < reps_time * static_cast<double>(runs.size()) && runs[0].times.size() < 50);
+        } while (seconds_since(start) < reps_time && x.times.size() < 50);
+      }
       for (Run& x : runs) {
         std::sort(x.times.begin(), x.times.end());
         by[x.which].measured_s = x.times[x.times.size() / 2];

@@ -247,27 +247,30 @@ void tile_offsets(const LoopPlan<2>& plan, const int* axes, int n, int op, std::
 }
 
 // Note [Transposed tiles]
-// A tile whose A offsets step by one element in the destination within aligned groups
-// of g (its first A axes are the destination's fastest, in order: always so for a
+// A tile whose A offsets step by one unit in the destination within aligned groups of
+// g (its first A axes are the destination's fastest, in order: always so for a
 // contiguous destination) and whose B offsets step likewise in the source is a
 // transpose of g × g blocks: rows sa[a] of the source, contiguous along b, become
-// columns db[b] of the destination, contiguous along a. For 8-byte elements such blocks
-// go through AVX2 registers 4 × 4 (four row loads, four shuffles, four lane permutes,
-// four column stores: 16 elements in 12 vector operations and 8 offset loads, against
-// 16 scalar copies and 32 offset loads), or 2 × 2 with SSE2 (groups of 2, or no AVX2).
-// Two plan changes in try_tiled_copy make such tiles common:
-//  - A skips the source's axes of stride below 32 bytes (they go to B, whose groups
-//    need them; before, a source-fastest axis among the destination's fastest left B
-//    without unit steps);
-//  - an extent-2 or -4 destination-fastest axis that the source also holds contiguously
-//    is folded into the unit: the tile moves 16- or 32-byte units (16-byte units 2 × 2
-//    through AVX2 lane permutes).
+// columns db[b] of the destination, contiguous along a. The table loop read two offsets
+// per element; a block reads them once per row and column:
+//  - 8-byte units 4 × 4 through AVX2 registers (four row loads, four shuffles, four
+//    lane permutes, four column stores: 16 elements in 12 vector operations and 8
+//    offset loads, against 16 scalar copies and 32 offset loads), or 2 × 2 with SSE2;
+//  - 16-byte units 2 × 2 through AVX2 lane permutes;
+//  - any unit 4 × 4, 3 × 3 or 2 × 2 element by element (extent-3 axes, other sizes).
+// Two plan changes in tiled_copy_plan make such tiles common:
+//  - A leaves the source's unit-stride axis, and its even axes of stride below 32
+//    bytes, to B, whose groups need them (a source-fastest axis among the destination's
+//    fastest had left B without unit steps);
+//  - a short destination-fastest axis that the source holds contiguously too (no tile
+//    can pair it) is folded into the unit: the tile moves units of 16 to 72 bytes (f64
+//    extents 2, 3, 4, 6, 8, 9), or elements again when too few axes are left for B.
 // Tiles are 64 × 64 for copies of 2 MiB or more (kTileLargeBytes: longer runs for the
 // prefetchers once the tensor leaves L2; rank 22 2.2 → 1.8 ns per element), 32 × 32 below.
 // bench_dot copy/permute_extent2 (eight random permutations of f64 tensors of extent-2
 // axes, one thread, 2026-12-07, AMD EPYC Zen 4 VM): rank 16 84 → 22 µs, rank 18 350 →
 // 85 µs, rank 20 2.1-2.4 → 0.52-0.60 ms, rank 22 10.0-10.3 → 5.6-5.9 ms; memcpy of the
-// same bytes 11, 46, 300 and 3000 µs.
+// same bytes 11, 46, 300 and 3000 µs. Extent 3 (copy/permute_extent3): docs/benchmarks.md.
 /// True when `off` steps by one element within each aligned group of g entries.
 bool unit_groups(const std::int64_t* off, std::int64_t n, std::int64_t g, std::int64_t es) noexcept {
   if (n % g != 0) return false;
@@ -336,7 +339,7 @@ void transposed_tile_sse2(char* d, const char* s, const Tile& t) noexcept {
   }
 }
 
-const bool kHasAvx2 = __builtin_cpu_supports("avx2") != 0;
+const bool kHasAvx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
 #endif
 
 /// G × G blocks moved element by element: the offset tables are read once per row and
