@@ -308,7 +308,10 @@ TEST(DotGeneral, ProductsSplitOverThreadsMatchOneThread) {
   struct Case {
     std::int64_t m, k, n, b;
   };
-  const Case cases[] = {{600, 300, 700, 0}, {900, 300, 200, 0}, {130, 257, 140, 3}, {3000, 1500, 1, 0}};
+  // Batched: 3 products of 130x257x140 split one by one; 5 of them, 8 of 96^3 and 6 of
+  // 64^3 shared out whole (Note [Batches split over the session's threads]).
+  const Case cases[] = {{600, 300, 700, 0}, {900, 300, 200, 0}, {130, 257, 140, 3}, {3000, 1500, 1, 0},
+                        {130, 257, 140, 5},  {96, 96, 96, 8},    {64, 64, 64, 6}};
   for (DType d : {DType::f64, DType::c128, DType::f32})
     for (const Case& c : cases) {
       SCOPED_TRACE(std::string(dtype_name(d)) + " " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n));
