@@ -18,8 +18,9 @@ int BufferPool::class_index(std::size_t capacity) noexcept {
   return 1 + 4 * (hi - 6) + (q - 5);
 }
 
+// Note [Pool limit follows the peak]: 1.5 × the peak, at least the floor, within the limit.
 std::size_t BufferPool::limit() const noexcept {
-  return std::min(stats_.byte_limit, std::max(kPoolFloorBytes, stats_.peak_bytes + stats_.peak_bytes / 2));  // Note [Pool limit follows the peak]
+  return std::min(stats_.byte_limit, std::max(kPoolFloorBytes, stats_.peak_bytes + stats_.peak_bytes / 2));
 }
 
 StorageHeader* BufferPool::allocate(std::size_t bytes) {
