@@ -4,9 +4,8 @@
 // greedy, anneal with a budget), it prepares an EinsumPlan (planning time), runs it on
 // one thread, or --threads N (median measured time over about --reps-time seconds of
 // executions after one untimed execution, plan after plan; skipped when the largest
-// intermediate exceeds
-// --max-elements or the predicted time exceeds --max-exec), and prints a markdown table
-// plus, with --json, one JSON object per (instance, optimizer). The last line gives the
+// intermediate exceeds --max-elements or the predicted time exceeds --max-exec), and
+// prints a markdown table plus, with --json, one JSON object per (instance, optimizer). The last line gives the
 // rank correlation of predicted and measured time over all executed rows.
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]

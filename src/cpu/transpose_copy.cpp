@@ -231,9 +231,9 @@ constexpr std::int64_t kMinElements = 1024;
 
 // ---------------------------------------------------------------- tiled kernel
 // Note [Tiled copy of short axes] (transpose_copy.hpp).
-constexpr std::int64_t kTileSide = 32;          // A and B grow to at least this many elements
-constexpr std::int64_t kTileSideLarge = 64;     // (this many for copies of kTileLargeBytes or more),
-constexpr std::int64_t kTileLargeBytes = std::int64_t{2} << 20;
+constexpr std::int64_t kTileSide = 32;          // A and B grow to at least this many units,
+constexpr std::int64_t kTileSideLarge = 64;     // or this many in copies of at least
+constexpr std::int64_t kTileLargeBytes = std::int64_t{2} << 20;  // this many bytes,
 constexpr std::int64_t kTileGrow = 64;          // splitting an axis that would take them past this
 constexpr std::int64_t kTileMax = 512;          // (table entries at most, when it has no divisor)
 constexpr std::int64_t kTileMinElements = 64;   // smaller tiles: the line loop
