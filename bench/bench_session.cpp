@@ -3,6 +3,8 @@
 // Run: build/release/bench/bench_session --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <sys/resource.h>
+
 #include <cstring>
 #include <memory>
 
@@ -111,6 +113,53 @@ void copy_raw_memcpy_16M(benchmark::State& st) {
   st.SetBytesProcessed(st.iterations() * k16M * 8 * 2);  // one read, one write
 }
 BENCHMARK(copy_raw_memcpy_16M)->Name("copy/raw_memcpy/16M_f64")->Unit(benchmark::kMillisecond);
+
+// Two results of different size classes (183 and 153 MiB: 192 and 160 MiB classes)
+// made in turn, as a sweep's alternating steps make theirs; one live at a time, so the
+// pool's limit is 1.5 × 192 MiB and cannot hold both blocks (Note [Larger cached blocks
+// serve smaller requests]). Counters: the pool's misses and the page faults per
+// iteration. The yardstick pool/alternating_into does the same work into tensors
+// allocated once.
+constexpr std::int64_t kAltX = 24 << 20, kAltY = 20 << 20;
+
+std::int64_t minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+template <class Body>
+void alternating(benchmark::State& st, Body body) {
+  auto x = Tensor::ones({kAltX}, DType::f64), y = Tensor::ones({kAltY}, DType::f64);
+  HeldSession s = backend().open_session();
+  body(s, x, y);  // warm: the blocks are in the pool, if it keeps them
+  const std::uint64_t misses = s.pool_stats().misses;
+  const std::int64_t faults = minor_faults();
+  for (auto _ : st) body(s, x, y);
+  const double n = static_cast<double>(st.iterations());
+  st.counters["misses"] = static_cast<double>(s.pool_stats().misses - misses) / n;
+  st.counters["faults"] = static_cast<double>(minor_faults() - faults) / n;
+  s.close();
+  st.SetBytesProcessed(st.iterations() * (kAltX + kAltY) * 8 * 2);  // one read, one write
+}
+
+void pool_alternating_results(benchmark::State& st) {
+  alternating(st, [](Session& s, const Tensor& x, const Tensor& y) {
+    benchmark::DoNotOptimize(neg(s, x).data());
+    benchmark::DoNotOptimize(neg(s, y).data());
+  });
+}
+BENCHMARK(pool_alternating_results)->Name("pool/alternating_results")->Unit(benchmark::kMillisecond);
+
+void pool_alternating_into(benchmark::State& st) {
+  auto ox = Tensor::zeros({kAltX}, DType::f64), oy = Tensor::zeros({kAltY}, DType::f64);
+  alternating(st, [&](Session& s, const Tensor& x, const Tensor& y) {
+    neg_into(s, x, ox);
+    neg_into(s, y, oy);
+    benchmark::ClobberMemory();
+  });
+}
+BENCHMARK(pool_alternating_into)->Name("pool/alternating_into")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

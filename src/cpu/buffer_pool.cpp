@@ -23,21 +23,36 @@ std::size_t BufferPool::limit() const noexcept {
   return std::min(stats_.byte_limit, std::max(kPoolFloorBytes, stats_.peak_bytes + stats_.peak_bytes / 2));
 }
 
+// Note [Larger cached blocks serve smaller requests]
+// A request whose size class has no cached block takes one of the next kReuseClasses
+// classes (a block at most twice its size) before it goes to the heap. Without that, two
+// contractions run in turn whose large blocks differ in size by a class or more (a
+// sweep's alternating steps) each found the other's blocks in the cache, and the cache
+// held both only while they fit under the limit: with one block live at a time the
+// peak is the larger and the limit 1.5 times that, so results of 183 and 153 MiB (192
+// and 160 MiB classes) alternating missed on every call, each faulting its block in
+// again (bench_session pool/alternating_results: see docs/benchmarks.md). The block
+// counts in use at its own capacity, so the peak and the limit see the waste.
 StorageHeader* BufferPool::allocate(std::size_t bytes) {
   const std::size_t cap = size_class_bytes(bytes);
   const int c = class_index(cap);
-  in_use_ += cap;
-  stats_.peak_bytes = std::max(stats_.peak_bytes, in_use_);
-  if (c < kClasses && free_[c]) {
-    StorageHeader* b = free_[c];
-    free_[c] = next_of(b);
-    stats_.cached_bytes -= cap;
+  StorageHeader* b = nullptr;
+  int k = c;
+  if (c < kClasses)  // the request's own class first, then up to kReuseClasses above it
+    for (const int last = std::min(c + kReuseClasses, highest_); !(b = free_[k]) && k < last;) ++k;
+  if (b) {
+    free_[k] = next_of(b);
+    in_use_ += b->capacity;
+    stats_.peak_bytes = std::max(stats_.peak_bytes, in_use_);
+    stats_.cached_bytes -= b->capacity;
     --stats_.cached_blocks;
     ++stats_.hits;
     b->refs.store(1, std::memory_order_relaxed);
     b->bytes = bytes;
     return b;
   }
+  in_use_ += cap;
+  stats_.peak_bytes = std::max(stats_.peak_bytes, in_use_);
   ++stats_.misses;
   return heap_allocate_block(bytes);
 }

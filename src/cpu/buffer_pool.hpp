@@ -58,6 +58,9 @@ class BufferPool final : public BlockAllocator {
 
  private:
   static constexpr int kClasses = 240;
+  /// A miss in one class may take a block of up to this many classes higher (twice the
+  /// size: Note [Larger cached blocks serve smaller requests] in buffer_pool.cpp).
+  static constexpr int kReuseClasses = 4;
   static int class_index(std::size_t capacity) noexcept;
   /// Evicts cached blocks, largest classes first, until `needed` more bytes fit.
   void make_room(std::size_t needed) noexcept;

@@ -493,8 +493,10 @@ TEST(Resources, PoolLimitFollowsThePeakInUse) {
   EXPECT_EQ(pool.stats().peak_bytes, 224 * MiB);
   EXPECT_EQ(pool.stats().cached_bytes, 224 * MiB);  // 160 + 224 > 336: the 160 evicted
   EXPECT_EQ(pool.stats().evictions, 1u);
-  pool.release(pool.allocate(100 * MiB));  // a 112 MiB class: 224 + 112 = 336 fits
-  EXPECT_EQ(pool.stats().cached_bytes, 336 * MiB);
+  // A 96 MiB class (the 224 MiB block is more than twice that: its own block, Note
+  // [Larger cached blocks serve smaller requests]): 224 + 96 = 320 fits under 336.
+  pool.release(pool.allocate(90 * MiB));
+  EXPECT_EQ(pool.stats().cached_bytes, 320 * MiB);
   EXPECT_EQ(pool.stats().evictions, 1u);
   // Below the floor a limit is the limit; 0 caches nothing.
   pool.set_byte_limit(64 * MiB);
@@ -506,6 +508,44 @@ TEST(Resources, PoolLimitFollowsThePeakInUse) {
   EXPECT_EQ(pool.stats().cached_bytes, 0u);
   pool.release(pool.allocate(64));
   EXPECT_EQ(pool.stats().cached_blocks, 0u);
+}
+
+// Note [Larger cached blocks serve smaller requests]
+TEST(Resources, LargerCachedBlocksServeSmallerRequests) {
+  using detail::BufferPool;
+  constexpr std::size_t MiB = std::size_t{1} << 20;
+  BufferPool pool(std::size_t{4} << 30);
+  // Two results in turn, one live at a time: 183 MiB (a 192 MiB class) and 153 MiB (160).
+  // The limit, 1.5 × 192 MiB, cannot hold both blocks: the smaller takes the larger's.
+  for (int i = 0; i < 6; ++i) {
+    detail::StorageHeader* x = pool.allocate(183 * MiB);
+    EXPECT_EQ(x->capacity, 192 * MiB);
+    pool.release(x);
+    detail::StorageHeader* y = pool.allocate(153 * MiB);
+    EXPECT_EQ(y->capacity, 192 * MiB);  // the cached block, not a new 160 MiB one
+    EXPECT_EQ(y->bytes, 153 * MiB);
+    pool.release(y);
+  }
+  EXPECT_EQ(pool.stats().misses, 1u);
+  EXPECT_EQ(pool.stats().hits, 11u);
+  EXPECT_EQ(pool.stats().evictions, 0u);
+  EXPECT_EQ(pool.stats().peak_bytes, 192 * MiB);  // a block counts at its own capacity
+  // A block more than twice the request's class is left for larger requests.
+  detail::StorageHeader* small = pool.allocate(75 * MiB);  // an 80 MiB class
+  EXPECT_EQ(small->capacity, 80 * MiB);
+  EXPECT_EQ(pool.stats().misses, 2u);
+  EXPECT_EQ(pool.stats().cached_bytes, 192 * MiB);
+  // The request's own class comes first when it holds a block.
+  pool.release(small);
+  detail::StorageHeader* again = pool.allocate(78 * MiB);
+  EXPECT_EQ(again->capacity, 80 * MiB);
+  // 100 MiB (a 112 MiB class) takes the 192 MiB block: three classes up, 1.71 times.
+  detail::StorageHeader* mid = pool.allocate(100 * MiB);
+  EXPECT_EQ(mid->capacity, 192 * MiB);
+  EXPECT_EQ(pool.stats().cached_bytes, 0u);
+  pool.release(again);
+  pool.release(mid);
+  EXPECT_EQ(pool.stats().misses, 2u);
 }
 
 TEST(Resources, DefaultPoolLimitIsAQuarterOfMemory) {
