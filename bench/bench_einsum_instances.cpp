@@ -10,10 +10,13 @@
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
 //       [--seed N] [--auto-seed N] [--generated] [--memory-limit ELEMENTS] [--threads N] [--pool-mb MB]
-//       [--optimizers suite,automatic,greedy,anneal]
+//       [--optimizers suite,automatic,greedy,anneal] [--calibrate S | --cost-model TEXT]
 // --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
 // environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
 // tensor networks); they have no suite path, so the yardstick is anneal.
+// --calibrate S plans and predicts with calibrate_cost_model's fit (S seconds on the
+// bench's session), --cost-model with a model in to_string's text form (the shipped
+// defaults otherwise); the model used is printed.
 #include <cblas.h>
 
 #include <algorithm>
@@ -384,6 +387,8 @@ int main(int argc, char** argv) {
   std::uint64_t auto_seed = 0;  // automatic's PlanOptions::seed (0: what einsum uses)
   int threads = 1;
   double pool_mb = 0;  // 0: CpuBackendOptions' default pool_byte_limit
+  double calibrate_s = 0;
+  std::string model_text;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -402,6 +407,8 @@ int main(int argc, char** argv) {
     else if (a == "--auto-seed") auto_seed = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--threads") threads = std::atoi(next().c_str());
     else if (a == "--pool-mb") pool_mb = std::atof(next().c_str());
+    else if (a == "--calibrate") calibrate_s = std::atof(next().c_str());
+    else if (a == "--cost-model") model_text = next();
     else file = a;  // the old positional form
   }
   std::ifstream in(file);
@@ -414,6 +421,8 @@ int main(int argc, char** argv) {
   if (pool_mb > 0) bo.pool_byte_limit = static_cast<std::size_t>(pool_mb * (1 << 20));
   CpuBackend backend(bo);
   HeldSession s = backend.open_session();
+  const CostModel model = calibrate_s > 0 ? calibrate_cost_model(s, calibrate_s) : parse_cost_model(model_text);
+  std::printf("cost model: %s\n", to_string(model).c_str());
   std::vector<Row> rows;
   // Which kernels OpenBLAS runs: a CPU model it does not know gets its generic ones
   // (docs/benchmarks.md, 2026-12-06 second sitting; OPENBLAS_CORETYPE overrides).
@@ -450,6 +459,7 @@ int main(int argc, char** argv) {
     for (const char* which : {"suite", "automatic", "greedy", "anneal"}) {
       if (!optimizers.empty() && optimizers.find(std::string(",") + which + ",") == std::string::npos) continue;
       EinsumOptions o;
+      o.plan.cost_model = model;
       o.plan.max_intermediate_elements = memory_limit;
       const std::string w = which;
       if (w == "suite") {

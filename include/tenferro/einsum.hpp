@@ -129,6 +129,15 @@ struct EinsumPathInfo {
 TENFERRO_API EinsumPathInfo einsum_path(std::string_view subscripts, std::span<const Shape> shapes,
                                         const EinsumOptions& options = {});
 
+/// The einsum time model for this machine at the thread count of `s` (Note [Cost model
+/// calibration] in src/einsum/calibrate.cpp): measures a step's fixed cost, the GEMM
+/// rate and the memory rate through `s` for about `seconds` in all (f64), and scales
+/// the shipped constants by how they differ from the development machine's. Pass the
+/// result as PlanOptions::cost_model; store it with to_string / parse_cost_model
+/// (calibrate once per machine and thread count). Throws ArgumentError when `seconds`
+/// is not finite and > 0.
+TENFERRO_API CostModel calibrate_cost_model(Session& s, double seconds = 0.5);
+
 struct EinsumProgram;  // internal
 
 /// A prepared einsum: parsing, validation of the labels, and the contraction order are

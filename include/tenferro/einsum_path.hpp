@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -59,7 +61,8 @@ struct ContractionNetwork {
 /// (read_factor · (|A| + |B|) + write_factor · |C|): the operands are read (and, when not
 /// BLAS-ready, packed: read_factor > 1 accounts for the copy), the result written. The
 /// defaults are calibrated once on the development machine (docs/benchmarks.md); any
-/// field can be overridden.
+/// field can be overridden, and calibrate_cost_model (einsum.hpp) scales the rates and
+/// the step cost to the running machine.
 struct CostModel {
   double gemm_rate = 2.8e10;           ///< multiply-adds per second of a large GEMM, one thread
   double gemm_half_extent = 4.0;       ///< an extent where a GEMM runs at half rate in that dimension
@@ -69,6 +72,17 @@ struct CostModel {
   double step_seconds = 1.5e-6;        ///< fixed cost of one pairwise step
   double element_bytes = 8.0;          ///< bytes per element (einsum uses its result dtype)
 };
+
+/// The text form of a model, "gemm_rate=2.8e+10 gemm_half_extent=4 ..." (every field,
+/// exact to the last bit), to store a calibrated model (calibrate_cost_model in
+/// einsum.hpp) in a file or an environment variable.
+TENFERRO_API std::string to_string(const CostModel& model);
+/// Reads the text form: name=value fields separated by spaces, commas, semicolons or
+/// newlines, in any order; a field left out keeps its default. Throws ArgumentError
+/// (op "parse_cost_model") for an unknown name, a value that is not a number, or a
+/// constant out of range (rates and element_bytes must be > 0, the others >= 0, all
+/// finite).
+TENFERRO_API CostModel parse_cost_model(std::string_view text);
 
 /// Cost of contracting a network along a tree. Counts are doubles: large networks
 /// exceed 2^63 operations. flops counts one multiply-add per element of the pairwise

@@ -131,9 +131,12 @@ Call parse_call(const py::args& args, std::size_t first, const char* op) {
   return parse_call(&PyTuple_GET_ITEM(args.ptr(), 0), args.size(), first, op);
 }
 
-tenferro::EinsumOptions options_from(py::handle optimize, py::handle memory_limit, const char* op) {
+tenferro::EinsumOptions options_from(py::handle optimize, py::handle memory_limit, const char* op,
+                                     py::handle cost_model = py::none()) {
   tenferro::EinsumOptions o;
   if (!memory_limit.is_none()) o.plan.max_intermediate_elements = memory_limit.cast<double>();
+  // The text form of tenferro::to_string (calibrate_cost_model returns one).
+  if (!cost_model.is_none()) o.plan.cost_model = tenferro::parse_cost_model(cost_model.cast<std::string>());
   if (optimize.is_none() || PyBool_Check(optimize.ptr())) return o;  // the automatic default
   if (py::isinstance<py::str>(optimize)) {
     const auto name = optimize.cast<std::string>();
@@ -332,31 +335,49 @@ of the result's shape and dtype.)doc";
   add_fast(m, &einsum_def, nullptr);
   m.def(
       "einsum_path",
-      [](py::args args, py::handle optimize, py::handle memory_limit) {
+      [](py::args args, py::handle optimize, py::handle memory_limit, py::handle cost_model) {
         Call c = parse_call(args, 0, "einsum_path");
         const std::vector<tenferro::Shape> shapes = shapes_of(c.operands);
         const auto info = tenferro::einsum_path(cpp_subscripts(c.subscripts, "einsum_path"), shapes,
-                                                options_from(optimize, memory_limit, "einsum_path"));
+                                                options_from(optimize, memory_limit, "einsum_path", cost_model));
         return path_result(info, static_cast<int>(c.operands.size()), c.subscripts);
       },
       py::kw_only(), py::arg("optimize") = py::none(), py::arg("memory_limit") = py::none(),
-      R"doc(einsum_path(subscripts, *operands, optimize=None, memory_limit=None) -> (path, report)
+      py::arg("cost_model") = py::none(),
+      R"doc(einsum_path(subscripts, *operands, optimize=None, memory_limit=None, cost_model=None) -> (path, report)
 
 The contraction order einsum would use (NumPy's einsum_path: a list starting with
 'einsum_path', then the pairs of an opt_einsum linear path) and a report naming the
 optimizer the automatic planner chose, the multiply-adds, the largest intermediate,
-the predicted time and the slicing. Needs no session (planning reads only shapes).)doc");
+the predicted time and the slicing. Needs no session (planning reads only shapes).
+cost_model: the planners' time model in its text form ("gemm_rate=2.8e10
+step_seconds=1e-7 ...", fields left out keep their defaults), e.g. what
+calibrate_cost_model returned on this machine.)doc");
+  m.def(
+      "calibrate_cost_model",
+      [](py::handle s, double seconds) {
+        Session& session = session_arg(s, "calibrate_cost_model");
+        py::gil_scoped_release nogil;
+        return tenferro::to_string(tenferro::calibrate_cost_model(session, seconds));
+      },
+      py::arg("s"), py::arg("seconds") = 0.5,
+      R"doc(calibrate_cost_model(s, seconds=0.5) -> str
+
+Fits the einsum planners' time model to this machine, measured through session s (its
+threads) for about `seconds`, and returns it in the text form that einsum_path's and
+EinsumPlan's cost_model= take. Store the string to calibrate once per machine.)doc");
   py::class_<PyEinsumPlan>(m, "EinsumPlan", R"doc(A prepared einsum for fixed operand shapes and dtypes.
 
-EinsumPlan(subscripts, *operands, optimize=None, memory_limit=None) parses, validates
-and plans once (the operands' data is not read); plan(s, *operands, out=None) runs it.)doc")
-      .def(py::init([](py::args args, py::handle optimize, py::handle memory_limit) {
+EinsumPlan(subscripts, *operands, optimize=None, memory_limit=None, cost_model=None)
+parses, validates and plans once (the operands' data is not read); plan(s, *operands, out=None) runs it.)doc")
+      .def(py::init([](py::args args, py::handle optimize, py::handle memory_limit, py::handle cost_model) {
              Call c = parse_call(args, 0, "EinsumPlan");
              auto plan = tenferro::EinsumPlan::for_operands(cpp_subscripts(c.subscripts, "EinsumPlan"), c.operands,
-                                                            options_from(optimize, memory_limit, "EinsumPlan"));
+                                                            options_from(optimize, memory_limit, "EinsumPlan", cost_model));
              return new PyEinsumPlan{std::move(plan), c.subscripts, static_cast<int>(c.operands.size())};
            }),
-           py::kw_only(), py::arg("optimize") = py::none(), py::arg("memory_limit") = py::none())
+           py::kw_only(), py::arg("optimize") = py::none(), py::arg("memory_limit") = py::none(),
+           py::arg("cost_model") = py::none())
       .def(
           "__call__",
           [](const PyEinsumPlan& p, py::args args, py::handle out) -> py::object {

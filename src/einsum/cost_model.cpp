@@ -17,7 +17,8 @@
 // An elementwise step (no contracted label) pays only the fixed cost and the traffic.
 // The constants in CostModel's defaults were fitted on the development machine (one
 // thread, OpenBLAS; docs/benchmarks.md, "einsum cost model") and can be overridden per
-// call through PlanOptions::cost_model.
+// call through PlanOptions::cost_model, e.g. by a fit to the running machine (Note [Cost
+// model calibration] in calibrate.cpp).
 #include <cmath>
 #include <string>
 

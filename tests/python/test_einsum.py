@@ -234,6 +234,30 @@ def test_einsum_plan(session):
     assert_close(pi(session, ops[0], ops[1]), np.einsum("ab,bc->ca", ops[0], ops[1]), scale=10)
 
 
+
+def test_calibrated_cost_model_plans_and_contracts(session, rng):
+    """calibrate_cost_model's text form plans through einsum_path and EinsumPlan."""
+    text = tf.calibrate_cost_model(session, 0.05)
+    fields = dict(f.split("=") for f in text.split())
+    assert set(fields) == {"gemm_rate", "gemm_half_extent", "bytes_rate", "read_factor", "write_factor",
+                           "step_seconds", "element_bytes"}
+    assert float(fields["gemm_rate"]) > 0 and float(fields["bytes_rate"]) > 0
+    sub = "ab,bc,cd,de->ae"
+    ops = [rng.standard_normal(s) for s in [(3, 9), (9, 4), (4, 7), (7, 2)]]
+    path, report = tf.einsum_path(sub, *ops, cost_model=text)
+    assert path[0] == "einsum_path" and len(path) == 4
+    plan = tf.EinsumPlan(sub, *ops, cost_model=text)
+    assert_close(plan(session, *ops), np.einsum(sub, *ops), scale=10)
+    partial = tf.EinsumPlan(sub, *ops, optimize="optimal", cost_model="step_seconds=1e-7, gemm_rate=5e10")
+    assert_close(partial(session, *ops), np.einsum(sub, *ops), scale=10)
+    with pytest.raises(ValueError, match="parse_cost_model: unknown field 'gemm_speed'"):
+        tf.einsum_path(sub, *ops, cost_model="gemm_speed=1e10")
+    with pytest.raises(ValueError, match="parse_cost_model: .*cost_model.gemm_rate is 0"):
+        tf.EinsumPlan(sub, *ops, cost_model="gemm_rate=0")
+    with pytest.raises(ValueError, match="calibrate_cost_model: seconds is"):
+        tf.calibrate_cost_model(session, 0.0)
+
+
 MATMUL = [
     ((3, 4), (4, 5)),
     ((4,), (4,)),
