@@ -273,19 +273,19 @@ struct PyEinsumPlan {
 };
 
 // einsum as a fast call (Note [Fast calls]): einsum(s, *args, out=None, optimize=None,
-// memory_limit=None).
+// memory_limit=None, cost_model=None).
 PyObject* einsum_call(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return guarded([&] {
     const char* op = "einsum";
-    PyObject *out = Py_None, *optimize = Py_None, *memory_limit = Py_None;
+    PyObject *out = Py_None, *optimize = Py_None, *memory_limit = Py_None, *cost_model = Py_None;
     const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t i = 0; i < nkw; ++i) {
       PyObject* key = PyTuple_GET_ITEM(kwnames, i);
       PyObject*& slot = PyUnicode_CompareWithASCIIString(key, "out") == 0        ? out
                         : PyUnicode_CompareWithASCIIString(key, "optimize") == 0 ? optimize
-                        : PyUnicode_CompareWithASCIIString(key, "memory_limit") == 0
-                            ? memory_limit
-                            : throw py::type_error("einsum() got an unexpected keyword argument '" +
+                        : PyUnicode_CompareWithASCIIString(key, "memory_limit") == 0 ? memory_limit
+                        : PyUnicode_CompareWithASCIIString(key, "cost_model") == 0   ? cost_model
+                                                                                     : throw py::type_error("einsum() got an unexpected keyword argument '" +
                                                    py::str(key).cast<std::string>() + "'");
       slot = args[nargs + i];
     }
@@ -293,8 +293,9 @@ PyObject* einsum_call(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     Session& s = session_arg(args[0], op);
     Call c = parse_call(args, static_cast<std::size_t>(nargs), 1, op);
     if (c.recorded) return run_recorded(s, c, out, op);
-    if (optimize == Py_None && memory_limit == Py_None) return run(s, c.subscripts, c.operands, out, {}, op);
-    return run(s, c.subscripts, c.operands, out, options_from(optimize, memory_limit, op), op);
+    if (optimize == Py_None && memory_limit == Py_None && cost_model == Py_None)
+      return run(s, c.subscripts, c.operands, out, {}, op);
+    return run(s, c.subscripts, c.operands, out, options_from(optimize, memory_limit, op, cost_model), op);
   });
 }
 
@@ -318,18 +319,20 @@ py::object matmul(Session& s, py::handle a_, py::handle b_, py::handle out) {
 }
 
 void register_einsum(py::module_& m) {
-  static const char* kEinsumDoc = R"doc(einsum($module, s, *operands, out=None, optimize=None, memory_limit=None)
+  static const char* kEinsumDoc = R"doc(einsum($module, s, *operands, out=None, optimize=None, memory_limit=None, cost_model=None)
 --
 
-einsum(s, subscripts, *operands, out=None, optimize=None, memory_limit=None)
+einsum(s, subscripts, *operands, out=None, optimize=None, memory_limit=None, cost_model=None)
 einsum(s, op0, sublist0, op1, sublist1, ..., [sublistout], ...)
 
 NumPy's einsum: explicit ('ij,jk->ik') and implicit ('ij,jk') output, ellipsis
 broadcasting, the interleaved integer form. optimize: None/True/False or 'auto' (the
 automatic planner, the default: tenferro always optimizes), 'greedy', 'optimal',
 'anneal', 'chain', or a path as einsum_path returns it. memory_limit: the most elements
-an intermediate may hold (larger ones are sliced). out: a writable tensor (any strides)
-of the result's shape and dtype.)doc";
+an intermediate may hold (larger ones are sliced). cost_model: the planners' time model
+as calibrate_cost_model returns it (plans every call: only calls without optimize,
+memory_limit and cost_model reuse their plan; prefer EinsumPlan in loops). out: a
+writable tensor (any strides) of the result's shape and dtype.)doc";
   static PyMethodDef einsum_def = {"einsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&einsum_call)),
                                    METH_FASTCALL | METH_KEYWORDS, kEinsumDoc};
   add_fast(m, &einsum_def, nullptr);
@@ -363,9 +366,10 @@ calibrate_cost_model returned on this machine.)doc");
       py::arg("s"), py::arg("seconds") = 0.5,
       R"doc(calibrate_cost_model(s, seconds=0.5) -> str
 
-Fits the einsum planners' time model to this machine, measured through session s (its
-threads) for about `seconds`, and returns it in the text form that einsum_path's and
-EinsumPlan's cost_model= take. Store the string to calibrate once per machine.)doc");
+The einsum planners' time model for this machine: a step's fixed cost, the GEMM rate
+and the memory rate, measured through session s (its threads) for about `seconds`,
+scale the shipped constants. Returns the model in the text form that einsum_path's and
+EinsumPlan's cost_model= take; store the string to calibrate once per machine.)doc");
   py::class_<PyEinsumPlan>(m, "EinsumPlan", R"doc(A prepared einsum for fixed operand shapes and dtypes.
 
 EinsumPlan(subscripts, *operands, optimize=None, memory_limit=None, cost_model=None)

@@ -250,10 +250,13 @@ def test_calibrated_cost_model_plans_and_contracts(session, rng):
     assert_close(plan(session, *ops), np.einsum(sub, *ops), scale=10)
     partial = tf.EinsumPlan(sub, *ops, optimize="optimal", cost_model="step_seconds=1e-7, gemm_rate=5e10")
     assert_close(partial(session, *ops), np.einsum(sub, *ops), scale=10)
+    assert_close(tf.einsum(session, sub, *ops, cost_model=text), np.einsum(sub, *ops), scale=10)
     with pytest.raises(ValueError, match="parse_cost_model: unknown field 'gemm_speed'"):
         tf.einsum_path(sub, *ops, cost_model="gemm_speed=1e10")
     with pytest.raises(ValueError, match="parse_cost_model: .*cost_model.gemm_rate is 0"):
         tf.EinsumPlan(sub, *ops, cost_model="gemm_rate=0")
+    with pytest.raises(ValueError, match="parse_cost_model: field step_seconds has value 'x'"):
+        tf.einsum(session, sub, *ops, cost_model="step_seconds=x")
     with pytest.raises(ValueError, match="calibrate_cost_model: seconds is"):
         tf.calibrate_cost_model(session, 0.0)
 
