@@ -99,9 +99,10 @@ CostModel calibrate_cost_model(Session& s, double seconds) {
   std::vector<std::vector<std::int64_t>> chain;
   for (std::int64_t i = 0; i < 33; ++i) chain.push_back({i, i + 1});
   const double step = time_contraction(s, chain, {0, 33}, std::vector<std::int64_t>(34, 2), share) / 32;
-  constexpr double n = 512, side = 2048;
-  const double gemm = n * n * n / time_contraction(s, {{0, 1}, {1, 2}}, {0, 2}, {512, 512, 512}, share);
-  const double bytes = 3 * 8 * side * side / time_contraction(s, {{0, 1}, {0, 1}}, {0, 1}, {2048, 2048}, share);
+  constexpr std::int64_t n = 512, side = 2048;
+  const double gemm = static_cast<double>(n * n * n) / time_contraction(s, {{0, 1}, {1, 2}}, {0, 2}, {n, n, n}, share);
+  const double bytes =
+      static_cast<double>(3 * 8 * side * side) / time_contraction(s, {{0, 1}, {0, 1}}, {0, 1}, {side, side}, share);
   CostModel m;
   m.step_seconds *= step / kReference.step_seconds;
   m.gemm_rate *= gemm / kReference.gemm_rate;
