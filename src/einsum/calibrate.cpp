@@ -34,7 +34,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <string>
+#include <utility>
 
 #include "einsum/path_internal.hpp"
 #include "tenferro/einsum.hpp"
@@ -111,14 +113,25 @@ CostModel calibrate_cost_model(Session& s, double seconds) {
   return m;
 }
 
+namespace {
+
+/// CostModel's fields by name, in the text form's order (to_string, parse_cost_model).
+constexpr std::pair<std::string_view, double CostModel::*> kFields[] = {
+    {"gemm_rate", &CostModel::gemm_rate},     {"gemm_half_extent", &CostModel::gemm_half_extent},
+    {"bytes_rate", &CostModel::bytes_rate},   {"read_factor", &CostModel::read_factor},
+    {"write_factor", &CostModel::write_factor}, {"step_seconds", &CostModel::step_seconds},
+    {"element_bytes", &CostModel::element_bytes}};
+
+}  // namespace
+
 std::string to_string(const CostModel& m) {
-  char buf[400];
-  std::snprintf(buf, sizeof buf,
-                "gemm_rate=%.17g gemm_half_extent=%.17g bytes_rate=%.17g read_factor=%.17g write_factor=%.17g "
-                "step_seconds=%.17g element_bytes=%.17g",
-                m.gemm_rate, m.gemm_half_extent, m.bytes_rate, m.read_factor, m.write_factor, m.step_seconds,
-                m.element_bytes);
-  return buf;
+  std::string text;
+  for (const auto& [name, field] : kFields) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.17g", m.*field);
+    text += (text.empty() ? "" : " ") + std::string(name) + "=" + value;
+  }
+  return text;
 }
 
 CostModel parse_cost_model(std::string_view text) {
@@ -132,29 +145,23 @@ CostModel parse_cost_model(std::string_view text) {
     }
     std::size_t end = i;
     while (end < text.size() && !separator(text[end])) ++end;
-    const std::string_view field = text.substr(i, end - i);
+    const std::string_view item = text.substr(i, end - i);
     i = end;
-    const std::size_t eq = field.find('=');
+    const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos)
-      throw ArgumentError(kParseOp, "field '" + std::string(field) + "' has no '=' (expected name=value)");
-    const std::string name(field.substr(0, eq)), value(field.substr(eq + 1));
-    double* target = name == "gemm_rate"          ? &m.gemm_rate
-                     : name == "gemm_half_extent" ? &m.gemm_half_extent
-                     : name == "bytes_rate"       ? &m.bytes_rate
-                     : name == "read_factor"      ? &m.read_factor
-                     : name == "write_factor"     ? &m.write_factor
-                     : name == "step_seconds"     ? &m.step_seconds
-                     : name == "element_bytes"    ? &m.element_bytes
-                                                  : nullptr;
-    if (!target)
-      throw ArgumentError(kParseOp, "unknown field '" + name +
-                                        "' (expected gemm_rate, gemm_half_extent, bytes_rate, read_factor, "
-                                        "write_factor, step_seconds or element_bytes)");
+      throw ArgumentError(kParseOp, "field '" + std::string(item) + "' has no '=' (expected name=value)");
+    const std::string name(item.substr(0, eq)), value(item.substr(eq + 1));
+    const auto* known = std::find_if(std::begin(kFields), std::end(kFields), [&](const auto& f) { return f.first == name; });
+    if (known == std::end(kFields)) {
+      std::string expected;
+      for (const auto& f : kFields) expected += (expected.empty() ? "" : ", ") + std::string(f.first);
+      throw ArgumentError(kParseOp, "unknown field '" + name + "' (expected one of " + expected + ")");
+    }
     char* stop = nullptr;
     const double v = value.empty() ? 0 : std::strtod(value.c_str(), &stop);
     if (value.empty() || stop != value.c_str() + value.size())
       throw ArgumentError(kParseOp, "field " + name + " has value '" + value + "', not a number");
-    *target = v;
+    m.*(known->second) = v;
   }
   einsum_detail::validate_cost_model(kParseOp, m);
   return m;
