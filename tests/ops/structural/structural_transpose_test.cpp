@@ -332,5 +332,30 @@ TEST(TiledCopy, ShortExtentPermutationsThroughTransposedTiles) {
       }
   }
 }
+
+// Note [Transposed tiles]: units of 24 to 48 bytes go column by column, 64 and more in
+// blocks. An 81 × 81 transpose of units (a folded fastest axis of extent u kept by the
+// permutation) under two outer indices, as in gm_queen5_5_3's packing copy.
+TEST(TiledCopy, FoldedUnitsOfEverySize) {
+  CpuBackendOptions one;
+  one.num_threads = 1;
+  CpuBackend serial(one), parallel;
+  std::mt19937_64 rng(12);
+  const std::pair<DType, std::int64_t> units[] = {{DType::f64, 3}, {DType::f64, 4}, {DType::f64, 6},
+                                                  {DType::f64, 9}, {DType::c128, 3}};  // 24, 32, 48, 72, 48 bytes
+  for (CpuBackend* backend : {&serial, &parallel}) {
+    auto s = backend->open_session();
+    for (const auto& [dt, u] : units) {
+      const Tensor x = random_bits(rng, {u, 81, 3, 3, 3, 3, 2}, dt);
+      const Dims perm{0, 2, 3, 4, 5, 1, 6};
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " unit extent " + std::to_string(u));
+      const Tensor v = x.permute_view(perm.span());
+      const Tensor out = Tensor::empty(v.shape().span(), dt);
+      EXPECT_TRUE(takes_kernel(s, v, out, detail::try_tiled_copy));
+      copy_into(s, v, out);
+      same_permuted_bits(out, x, perm);
+    }
+  }
+}
 }  // namespace
 }  // namespace tenferro::structural_transpose_test
