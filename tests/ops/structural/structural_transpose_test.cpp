@@ -357,5 +357,31 @@ TEST(TiledCopy, FoldedUnitsOfEverySize) {
     }
   }
 }
+
+// Small transposes repeated over a batch axis (tiled_copy_plan: B's second axis may be
+// split): [e, e, 288] and [e, e, e, 288] with the first two axes swapped (A cannot take
+// the batch axis whole), extents 2, 3 and 4, every element size, one and two threads.
+TEST(TiledCopy, BatchedSmallTransposes) {
+  CpuBackendOptions one;
+  one.num_threads = 1;
+  CpuBackend serial(one), parallel;
+  std::mt19937_64 rng(13);
+  for (CpuBackend* backend : {&serial, &parallel}) {
+    auto s = backend->open_session();
+    for (DType dt : kSizes)
+      for (std::int64_t e : {2, 3, 4})
+        for (const bool rank4 : {false, true}) {
+          const Shape shape = rank4 ? Shape{e, e, e, 288} : Shape{e, e, 288};
+          const Dims perm = rank4 ? Dims{1, 0, 2, 3} : Dims{1, 0, 2};
+          SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape.to_string());
+          const Tensor x = random_bits(rng, shape, dt);
+          const Tensor v = x.permute_view(perm.span());
+          const Tensor out = Tensor::empty(v.shape().span(), dt);
+          EXPECT_TRUE(takes_kernel(s, v, out, detail::try_tiled_copy));
+          copy_into(s, v, out);
+          same_permuted_bits(out, x, perm);
+        }
+  }
+}
 }  // namespace
 }  // namespace tenferro::structural_transpose_test
