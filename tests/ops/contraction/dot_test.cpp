@@ -330,18 +330,21 @@ TEST(DotGeneral, ProductsSplitOverThreadsMatchOneThread) {
 }
 
 // Note [Small products with AVX2]: the small path (AVX2 where the CPU has it, with a
-// lhs that is not column-major copied compact first) performs the plain loop's
-// operations in its order, so its values are bitwise those of sum_k l[m,k]·r[k,n]
-// accumulated from zero in k order, in every dtype.
-template <class T> void expect_plain_loop_values(const Tensor& l, const Tensor& r, const Tensor& got) {
+// lhs that is not column-major copied compact first, and double columns of 4 to 16 rows
+// in explicit vectors) performs the plain loop's operations in its order, so its values
+// are bitwise those of sum_k l[m,k]·r[k,n] accumulated from zero in k order, then
+// alpha·sum (+ beta·out), in every dtype.
+template <class T>
+void expect_plain_loop_values(const Tensor& l, const Tensor& r, const Tensor& got, const Tensor* before, T alpha, T beta) {
   const std::int64_t M = l.extent(0), K = l.extent(1), N = r.extent(1), B = l.extent(2);
   for (std::int64_t b = 0; b < B; ++b)
     for (std::int64_t n = 0; n < N; ++n)
       for (std::int64_t m = 0; m < M; ++m) {
         T acc{};
         for (std::int64_t k = 0; k < K; ++k) acc += l.item<T>({m, k, b}) * r.item<T>({k, n, b});
+        const T want = before ? alpha * acc + beta * before->item<T>({m, n, b}) : alpha * acc;
         const T v = got.item<T>({m, n, b});
-        ASSERT_EQ(std::memcmp(&v, &acc, sizeof(T)), 0) << "m " << m << " n " << n << " b " << b;
+        ASSERT_EQ(std::memcmp(&v, &want, sizeof(T)), 0) << "m " << m << " n " << n << " b " << b;
       }
 }
 
@@ -351,20 +354,31 @@ TEST(DotGeneral, SmallProductsAreBitwiseThePlainLoop) {
   HeldSession s = backend.open_session();
   const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {2}, .rhs_batch = {2}};
   for (DType d : kInexactDTypes)
-    for (std::int64_t M : {1, 3, 4, 5, 8, 13, 16, 64})
+    for (std::int64_t M : {1, 3, 4, 5, 8, 12, 13, 16, 64})
       for (std::int64_t N : {1, 3, 7})
         for (std::int64_t K : {1, 5, 16}) {
           if (M * N * K > 4096) continue;
           SCOPED_TRACE(std::string(dtype_name(d)) + " M " + std::to_string(M) + " N " + std::to_string(N) + " K " + std::to_string(K));
           // A compact lhs, and one stored transposed (copied compact by the AVX2 path).
           const Tensor lc = random_tensor(rng, {M, K, 3}, d), r = random_tensor(rng, {K, N, 3}, d);
+          const Tensor out0 = random_tensor(rng, {M, N, 3}, d);
           for (const Tensor& l : {lc, with_layout(lc, Layout::transposed)}) {
-            const Tensor got = dot_general(s, l, r, dims);
+            auto check = [&]<class T>(T) {
+              expect_plain_loop_values<T>(l, r, dot_general(s, l, r, dims), nullptr, T(1), T(0));
+              // alpha and beta into a compact and a transposed out (rows not adjacent).
+              for (Layout layout : {Layout::contiguous, Layout::transposed}) {
+                Tensor copy = Tensor::empty(out0.shape().span(), d);
+                copy_into(s, out0, copy);
+                const Tensor out = with_layout(copy, layout);
+                dot_general_into(s, l, r, dims, out, 0.5, 0.25);
+                expect_plain_loop_values<T>(l, r, out, &out0, T(0.5), T(0.25));
+              }
+            };
             switch (d) {
-              case DType::f32: expect_plain_loop_values<float>(l, r, got); break;
-              case DType::f64: expect_plain_loop_values<double>(l, r, got); break;
-              case DType::c64: expect_plain_loop_values<c64>(l, r, got); break;
-              default: expect_plain_loop_values<c128>(l, r, got); break;
+              case DType::f32: check(float{}); break;
+              case DType::f64: check(double{}); break;
+              case DType::c64: check(c64{}); break;
+              default: check(c128{}); break;
             }
           }
         }
