@@ -533,8 +533,9 @@ bool tiled_copy_plan(Session& s, const LoopPlan<2>& plan, std::size_t elem_size,
   // only (where that needs a split, as in a 9 × n transpose or [7, 57, 7290] from
   // [7, 7290, 57], the line loop reads each source line several times from L1 and was
   // measured faster than tiles); a long destination axis whose source stride the blocked
-  // kernel could not pair (n × 9 transposed) is split into tiles. One exception: once B
-  // holds a whole axis, its next axis may be split, so small transposes repeated over a
+  // kernel could not pair (n × 9 transposed) is split into tiles. One exception: A
+  // stops before an axis it cannot take whole once it holds two units or more, and once
+  // B holds a whole axis its next axis may be split, so small transposes repeated over a
   // batch axis ([4, 4, n] from [4, 4, n] with the first two swapped, a GEMM operand of
   // lm_batch_likelihood_brackets_4_4d) become 4 × 4k tiles of transposed 4 × 4 blocks
   // instead of n·4 lines of four elements: n = 1996 (32k elements) 38 → 10 µs, and
