@@ -85,6 +85,16 @@ void same_permuted_bits(const Tensor& r, const Tensor& x, const Dims& perm) {
   });
 }
 
+/// x permuted by `perm` through copy_into, bit for bit; `tiled`: the plan takes the tiled
+/// kernel (Note [Tiled copy of short axes]).
+void expect_permuted_copy(Session& s, const Tensor& x, const Dims& perm, bool tiled) {
+  const Tensor v = x.permute_view(perm.span());
+  const Tensor out = Tensor::empty(v.shape().span(), x.dtype());
+  if (tiled) EXPECT_TRUE(takes_kernel(s, v, out, detail::try_tiled_copy));
+  copy_into(s, v, out);
+  same_permuted_bits(out, x, perm);
+}
+
 TEST(BlockedTranspose, WhichPlansQualify) {
   CpuBackend backend;
   auto s = backend.open_session();
@@ -239,11 +249,7 @@ TEST(TiledCopy, ShortSidesAndSplitAxesBitExact) {
   for (DType dt : kSizes)
     for (const auto& [shape, perm] : cases) {
       SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape.to_string() + " perm " + perm.to_string());
-      const Tensor x = random_bits(rng, shape, dt);
-      const Tensor v = x.permute_view(perm.span());
-      const Tensor out = Tensor::empty(v.shape().span(), dt);
-      copy_into(s, v, out);
-      same_permuted_bits(out, x, perm);
+      expect_permuted_copy(s, random_bits(rng, shape, dt), perm, false);
     }
 }
 
@@ -321,13 +327,9 @@ TEST(TiledCopy, ShortExtentPermutationsThroughTransposedTiles) {
             // Row-major: the fastest axes are the last ones; `keep` of them stay last.
             std::shuffle(perm.begin(), perm.end() - keep, rng);
             SCOPED_TRACE(std::string(dtype_name(dt)) + " " + x.shape().to_string() + " perm " + perm.to_string());
-            const Tensor v = x.permute_view(perm.span());
-            const Tensor out = Tensor::empty(v.shape().span(), dt);
             // Kept extent-3 axes coalesce into destination lines of 9 or 27 elements that
             // the line loop copies whole (too few axes left for B at rank 7).
-            if (extent == 2 || keep == 0) EXPECT_TRUE(takes_kernel(s, v, out, detail::try_tiled_copy));
-            copy_into(s, v, out);
-            same_permuted_bits(out, x, perm);
+            expect_permuted_copy(s, x, perm, extent == 2 || keep == 0);
           }
       }
   }
@@ -349,11 +351,7 @@ TEST(TiledCopy, FoldedUnitsOfEverySize) {
       const Tensor x = random_bits(rng, {u, 81, 3, 3, 3, 3, 2}, dt);
       const Dims perm{0, 2, 3, 4, 5, 1, 6};
       SCOPED_TRACE(std::string(dtype_name(dt)) + " unit extent " + std::to_string(u));
-      const Tensor v = x.permute_view(perm.span());
-      const Tensor out = Tensor::empty(v.shape().span(), dt);
-      EXPECT_TRUE(takes_kernel(s, v, out, detail::try_tiled_copy));
-      copy_into(s, v, out);
-      same_permuted_bits(out, x, perm);
+      expect_permuted_copy(s, x, perm, true);
     }
   }
 }
@@ -374,12 +372,7 @@ TEST(TiledCopy, BatchedSmallTransposes) {
           const Shape shape = rank4 ? Shape{e, e, e, 288} : Shape{e, e, 288};
           const Dims perm = rank4 ? Dims{1, 0, 2, 3} : Dims{1, 0, 2};
           SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape.to_string());
-          const Tensor x = random_bits(rng, shape, dt);
-          const Tensor v = x.permute_view(perm.span());
-          const Tensor out = Tensor::empty(v.shape().span(), dt);
-          EXPECT_TRUE(takes_kernel(s, v, out, detail::try_tiled_copy));
-          copy_into(s, v, out);
-          same_permuted_bits(out, x, perm);
+          expect_permuted_copy(s, random_bits(rng, shape, dt), perm, true);
         }
   }
 }
