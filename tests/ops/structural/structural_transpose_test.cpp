@@ -85,6 +85,17 @@ void same_permuted_bits(const Tensor& r, const Tensor& x, const Dims& perm) {
   });
 }
 
+/// Runs `f` in a session of a one-thread backend and of a default (parallel) one.
+template <class F> void on_one_and_two_threads(F f) {
+  CpuBackendOptions one;
+  one.num_threads = 1;
+  CpuBackend serial(one), parallel;
+  for (CpuBackend* backend : {&serial, &parallel}) {
+    auto s = backend->open_session();
+    f(s);
+  }
+}
+
 /// x permuted by `perm` through copy_into, bit for bit; `tiled`: the plan takes the tiled
 /// kernel (Note [Tiled copy of short axes]).
 void expect_permuted_copy(Session& s, const Tensor& x, const Dims& perm, bool tiled) {
@@ -257,12 +268,8 @@ TEST(TiledCopy, ShortAxesPermutationsBitExact) {
   // Random permutations of tensors of extents 2 and 3, every element size, through
   // transpose and copy_into: compact, a negative-stride source, a strided destination
   // (every other element of a larger buffer, the rest untouched), one and two threads.
-  CpuBackendOptions one;
-  one.num_threads = 1;
-  CpuBackend serial(one), parallel;
   std::mt19937_64 rng(8);
-  for (CpuBackend* backend : {&serial, &parallel}) {
-    auto s = backend->open_session();
+  on_one_and_two_threads([&](Session& s) {
     for (DType dt : kSizes)
       for (int trial = 0; trial < 4; ++trial) {
         const int rank = 10 + trial;
@@ -300,7 +307,7 @@ TEST(TiledCopy, ShortAxesPermutationsBitExact) {
         });
         EXPECT_EQ(changed, 0);
       }
-  }
+  });
 }
 
 // Note [Transposed tiles]
@@ -310,13 +317,9 @@ TEST(TiledCopy, ShortExtentPermutationsThroughTransposedTiles) {
   // 16-byte units at extent 2) or the two fastest (32-byte units), ranks 12 and 18 of
   // extent 2 and 7 and 11 of extent 3 (2 MiB and more: the larger tiles), every element
   // size, one and two threads, bit-exact.
-  CpuBackendOptions one;
-  one.num_threads = 1;
-  CpuBackend serial(one), parallel;
   std::mt19937_64 rng(11);
   const std::pair<std::int64_t, int> shapes[] = {{2, 12}, {2, 18}, {3, 7}, {3, 11}};
-  for (CpuBackend* backend : {&serial, &parallel}) {
-    auto s = backend->open_session();
+  on_one_and_two_threads([&](Session& s) {
     for (DType dt : kSizes)
       for (const auto& [extent, rank] : shapes) {
         const Tensor x = random_bits(rng, Shape(rank, extent), dt);
@@ -332,40 +335,30 @@ TEST(TiledCopy, ShortExtentPermutationsThroughTransposedTiles) {
             expect_permuted_copy(s, x, perm, extent == 2 || keep == 0);
           }
       }
-  }
+  });
 }
 
 // Note [Transposed tiles]: units of 24 to 48 bytes go column by column, 64 and more in
 // blocks. An 81 × 81 transpose of units (a folded fastest axis of extent u kept by the
 // permutation) under two outer indices, as in gm_queen5_5_3's packing copy.
 TEST(TiledCopy, FoldedUnitsOfEverySize) {
-  CpuBackendOptions one;
-  one.num_threads = 1;
-  CpuBackend serial(one), parallel;
   std::mt19937_64 rng(12);
   const std::pair<DType, std::int64_t> units[] = {{DType::f64, 3}, {DType::f64, 4}, {DType::f64, 6},
                                                   {DType::f64, 9}, {DType::c128, 3}};  // 24, 32, 48, 72, 48 bytes
-  for (CpuBackend* backend : {&serial, &parallel}) {
-    auto s = backend->open_session();
+  on_one_and_two_threads([&](Session& s) {
     for (const auto& [dt, u] : units) {
-      const Tensor x = random_bits(rng, {u, 81, 3, 3, 3, 3, 2}, dt);
-      const Dims perm{0, 2, 3, 4, 5, 1, 6};
       SCOPED_TRACE(std::string(dtype_name(dt)) + " unit extent " + std::to_string(u));
-      expect_permuted_copy(s, x, perm, true);
+      expect_permuted_copy(s, random_bits(rng, {u, 81, 3, 3, 3, 3, 2}, dt), Dims{0, 2, 3, 4, 5, 1, 6}, true);
     }
-  }
+  });
 }
 
 // Small transposes repeated over a batch axis (tiled_copy_plan: B's second axis may be
 // split): [e, e, 288] and [e, e, e, 288] with the first two axes swapped (A cannot take
 // the batch axis whole), extents 2, 3 and 4, every element size, one and two threads.
 TEST(TiledCopy, BatchedSmallTransposes) {
-  CpuBackendOptions one;
-  one.num_threads = 1;
-  CpuBackend serial(one), parallel;
   std::mt19937_64 rng(13);
-  for (CpuBackend* backend : {&serial, &parallel}) {
-    auto s = backend->open_session();
+  on_one_and_two_threads([&](Session& s) {
     for (DType dt : kSizes)
       for (std::int64_t e : {2, 3, 4})
         for (const bool rank4 : {false, true}) {
@@ -374,7 +367,7 @@ TEST(TiledCopy, BatchedSmallTransposes) {
           SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape.to_string());
           expect_permuted_copy(s, random_bits(rng, shape, dt), perm, true);
         }
-  }
+  });
 }
 }  // namespace
 }  // namespace tenferro::structural_transpose_test
