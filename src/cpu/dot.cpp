@@ -184,40 +184,34 @@ template <int V>
   }
 }
 
+// C output columns of 4·V rows, from column r of the rhs and o of the output on: each
+// lhs vector is loaded once for all C columns.
+template <int V, int C>
+[[gnu::always_inline]] inline __attribute__((target("avx2"))) void column_block(const MatrixForm& f, const double* l, const double* r,
+                                                                                double* o, double alpha, double beta) noexcept {
+  __m256d acc[C][V];
+  for (int c = 0; c < C; ++c)
+    for (int j = 0; j < V; ++j) acc[c][j] = _mm256_setzero_pd();
+  for (std::int64_t k = 0; k < f.K; ++k) {
+    __m256d b[C];
+    for (int c = 0; c < C; ++c) b[c] = _mm256_broadcast_sd(r + c * f.rn + k * f.rk);
+    const double* lc = l + k * f.lk;
+    for (int j = 0; j < V; ++j) {
+      const __m256d x = _mm256_loadu_pd(lc + 4 * j);
+      for (int c = 0; c < C; ++c) acc[c][j] = _mm256_add_pd(acc[c][j], _mm256_mul_pd(x, b[c]));
+    }
+  }
+  for (int c = 0; c < C; ++c) store_columns<V>(f, acc[c], o + c * f.on, alpha, beta);
+}
+
 // Double columns of 4·V rows (Note [Small products with AVX2]): two output columns at a
 // time, then the last column alone.
 template <int V>
 [[gnu::always_inline]] inline __attribute__((target("avx2"))) void vector_columns(const MatrixForm& f, const double* l, const double* r,
                                                                                   double* o, double alpha, double beta) noexcept {
   std::int64_t n = 0;
-  for (; n + 2 <= f.N; n += 2) {
-    __m256d a0[V], a1[V];
-    for (int j = 0; j < V; ++j) a0[j] = a1[j] = _mm256_setzero_pd();
-    const double* r0 = r + n * f.rn;
-    const double* r1 = r0 + f.rn;
-    for (std::int64_t k = 0; k < f.K; ++k) {
-      const __m256d b0 = _mm256_broadcast_sd(r0 + k * f.rk), b1 = _mm256_broadcast_sd(r1 + k * f.rk);
-      const double* lc = l + k * f.lk;
-      for (int j = 0; j < V; ++j) {
-        const __m256d x = _mm256_loadu_pd(lc + 4 * j);
-        a0[j] = _mm256_add_pd(a0[j], _mm256_mul_pd(x, b0));
-        a1[j] = _mm256_add_pd(a1[j], _mm256_mul_pd(x, b1));
-      }
-    }
-    store_columns<V>(f, a0, o + n * f.on, alpha, beta);
-    store_columns<V>(f, a1, o + (n + 1) * f.on, alpha, beta);
-  }
-  if (n < f.N) {
-    __m256d a0[V];
-    for (int j = 0; j < V; ++j) a0[j] = _mm256_setzero_pd();
-    const double* r0 = r + n * f.rn;
-    for (std::int64_t k = 0; k < f.K; ++k) {
-      const __m256d b0 = _mm256_broadcast_sd(r0 + k * f.rk);
-      const double* lc = l + k * f.lk;
-      for (int j = 0; j < V; ++j) a0[j] = _mm256_add_pd(a0[j], _mm256_mul_pd(_mm256_loadu_pd(lc + 4 * j), b0));
-    }
-    store_columns<V>(f, a0, o + n * f.on, alpha, beta);
-  }
+  for (; n + 2 <= f.N; n += 2) column_block<V, 2>(f, l, r + n * f.rn, o + n * f.on, alpha, beta);
+  if (n < f.N) column_block<V, 1>(f, l, r + n * f.rn, o + n * f.on, alpha, beta);
 }
 
 // A column-major double lhs (lm == 1) of 4, 8, 12 or 16 rows: vector_columns.
