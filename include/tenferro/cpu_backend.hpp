@@ -96,7 +96,7 @@ struct CpuBackendOptions {
   /// Empty: the process affinity mask.
   std::vector<int> cpus;
   /// Byte limit of the buffer pool (cached, not in use). Within it the pool caches at
-  /// most the larger of 100 MiB and 1.5 times the most bytes its blocks held in use at
+  /// most the larger of 100 MiB and twice the most bytes its blocks held in use at
   /// once, so a repeated contraction finds its large intermediates cached while the pool
   /// stays in proportion to what the program had live (Note [Pool limit follows the
   /// peak] in src/cpu/buffer_pool.hpp). 0: no caching.

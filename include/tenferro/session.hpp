@@ -32,7 +32,7 @@ struct BufferPoolStats {
   std::size_t cached_bytes = 0;    ///< data bytes now cached
   std::size_t byte_limit = 0;      ///< the limit
   std::size_t peak_bytes = 0;      ///< most bytes of its blocks in use at once since the last trim; the pool
-                                   ///< caches at most max(100 MiB, 1.5 × this), within byte_limit
+                                   ///< caches at most max(100 MiB, 2 × this), within byte_limit
 };
 
 /// Counters and limits of one of the caches a session checks out (Note [Bounded caches]).

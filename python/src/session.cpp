@@ -65,7 +65,7 @@ CpuBackend(num_threads=None, cpus=None, pool_byte_limit=a quarter of physical me
 num_threads: the threads one session may use (default: TENFERRO_NUM_THREADS,
 OMP_NUM_THREADS, or the CPUs in the affinity mask); cpus: the CPU ids its sessions are
 admitted to; pool_byte_limit: the most bytes of freed buffers kept for reuse (within it,
-at most the larger of 100 MiB and 1.5 times the most bytes the pool's buffers held in
+at most the larger of 100 MiB and twice the most bytes the pool's buffers held in
 use at once; 0: none).)doc")
       .def(py::init([](std::optional<int> num_threads, std::optional<std::vector<int>> cpus, std::size_t pool_limit) {
              tenferro::CpuBackendOptions o;

@@ -18,9 +18,9 @@ int BufferPool::class_index(std::size_t capacity) noexcept {
   return 1 + 4 * (hi - 6) + (q - 5);
 }
 
-// Note [Pool limit follows the peak]: 1.5 × the peak, at least the floor, within the limit.
+// Note [Pool limit follows the peak]: twice the peak, at least the floor, within the limit.
 std::size_t BufferPool::limit() const noexcept {
-  return std::min(stats_.byte_limit, std::max(kPoolFloorBytes, stats_.peak_bytes + stats_.peak_bytes / 2));
+  return std::min(stats_.byte_limit, std::max(kPoolFloorBytes, 2 * stats_.peak_bytes));
 }
 
 // Note [Larger cached blocks serve smaller requests]
@@ -29,9 +29,9 @@ std::size_t BufferPool::limit() const noexcept {
 // contractions run in turn whose large blocks differ in size by a class or more (a
 // sweep's alternating steps) each found the other's blocks in the cache, and the cache
 // held both only while they fit under the limit: with one block live at a time the
-// peak is the larger and the limit 1.5 times that, so results of 183 and 153 MiB (192
-// and 160 MiB classes) alternating missed on every call, each faulting its block in
-// again (bench_session pool/alternating_results: see docs/benchmarks.md). The block
+// peak is the larger, and under the limit of 1.5 times that (as it was then) results of
+// 183 and 153 MiB (192 and 160 MiB classes) alternating missed on every call, each
+// faulting its block in again (bench_session pool/alternating_results: see docs/benchmarks.md). The block
 // counts in use at its own capacity, so the peak and the limit see the waste.
 StorageHeader* BufferPool::allocate(std::size_t bytes) {
   const std::size_t cap = size_class_bytes(bytes);

@@ -14,7 +14,7 @@ namespace tenferro::detail {
 /// reusing a block allocates nothing.
 ///
 /// Note [Pool limit follows the peak]
-/// The pool caches at most min(byte_limit, max(kPoolFloorBytes, 1.5 × peak)) bytes,
+/// The pool caches at most min(byte_limit, max(kPoolFloorBytes, 2 × peak)) bytes,
 /// where peak is the most bytes its blocks held in use at once (since the last trim).
 /// A block too large to cache goes back to the heap, and the next block of its size is
 /// faulted in and zeroed by the kernel, with direct compaction for its huge pages (Note
@@ -22,13 +22,15 @@ namespace tenferro::detail {
 /// networks and gm_queen5_5_3 (intermediates of 240-330 MB and 2.2 GB live at once;
 /// 100 MiB the fixed limit until 2026-12-07) up to half of an execution was the kernel
 /// clearing pages, and one execution took anywhere from 1.3 to 8.9 s. Following the
-/// peak caches what a repeated contraction (a sweep) needs again. The half above the
+/// peak caches what a repeated contraction (a sweep) needs again. The room above the
 /// peak is there because the blocks one execution uses one after the other add up to
 /// more than its peak: at 1 × peak gm_queen5_5_3's automatic plan evicted and faulted
-/// in one large block on every execution (median 2.6-8.9 s, against 1.0-1.4 s at 1.5).
-/// The pool thus never holds more than 1.5 times what the program already had live at
-/// once (or the floor): a process's memory stays within 2.5 times its peak of live
-/// tensors.
+/// in one large block on every execution (median 2.6-8.9 s, against 1.0-1.4 s at 1.5),
+/// and at 1.5 × its suite path still did (its blocks add up to 1.54 × its 1.88 GB peak:
+/// one 1 GB block evicted and faulted in again per execution, 2.7-4.1 s against 2.6-3.4
+/// s at 2 × peak with no miss; 2026-12-07). The pool thus never holds more than twice
+/// what the program already had live at once (or the floor): a process's memory stays
+/// within three times its peak of live tensors.
 /// The default byte_limit (default_pool_byte_limit(): a quarter of physical memory)
 /// only bounds that; an explicit limit is honoured as before (below the floor it is the
 /// limit), and 0 turns caching off. In-use bytes are counted from this pool's
