@@ -137,6 +137,57 @@ void batched_4x4x1024(benchmark::State& st) {
 }
 BENCHMARK(batched_4x4x1024)->Name("batched/held/into/4x4x1024")->Unit(benchmark::kMicrosecond);
 
+// Batches of B products of M×K by K×N, every operand compact (column-major per batch:
+// lhs [M, K, B], rhs [K, N, B], out [M, N, B]), against the same products as cblas_dgemm
+// calls. 144x12x12x1100 and 1x144x11x1100 are steps of lm_batch_likelihood_sentence_3_12d
+// (through BLAS; the first is bound by memory traffic: 28 KB per 20736 multiply-adds),
+// 16x16x16x1996 one of lm_batch_likelihood_brackets_4_4d and 12x12x12x1996 its like
+// (both the small path's vector columns, Note [Small products with AVX2]).
+struct Batched {
+  std::int64_t M, N, K, B;
+  Tensor l, r, o;
+  explicit Batched(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b)
+      : M(m), N(n), K(k), B(b), l(random({m, k, b}, DType::f64, 1)), r(random({k, n, b}, DType::f64, 2)), o(Tensor::zeros({m, n, b}, DType::f64)) {}
+  void counters(benchmark::State& st) const {
+    st.counters["ns/product"] = benchmark::Counter(static_cast<double>(B * st.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    st.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(M * N * K * B * st.iterations()), benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+  }
+};
+void batched_held(benchmark::State& st, std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t B) {
+  const Batched x(M, N, K, B);
+  const DotDims dims{.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {2}, .rhs_batch = {2}};
+  HeldSession s = backend().open_session();
+  for (auto _ : st) {
+    dot_general_into(s, x.l, x.r, dims, x.o);
+    benchmark::ClobberMemory();
+  }
+  x.counters(st);
+}
+void batched_raw(benchmark::State& st, std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t B) {
+  const Batched x(M, N, K, B);
+  const double *l = x.l.data_ptr<double>(), *r = x.r.data_ptr<double>();
+  double* o = x.o.mutable_data_ptr<double>();
+  const int m = static_cast<int>(M), n = static_cast<int>(N), k = static_cast<int>(K);
+  openblas_set_num_threads(1);
+  for (auto _ : st) {
+    for (std::int64_t b = 0; b < B; ++b)
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, l + b * M * K, m, r + b * K * N, k, 0.0, o + b * M * N, m);
+    benchmark::ClobberMemory();
+  }
+  x.counters(st);
+}
+const bool kBatchedRegistered = [] {
+  const std::int64_t shapes[][4] = {{144, 12, 12, 1100}, {1, 144, 11, 1100}, {16, 16, 16, 1996}, {12, 12, 12, 1996}};
+  for (const auto& [M, N, K, B] : shapes) {
+    const std::string suffix = "/" + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + "x" + std::to_string(B);
+    benchmark::RegisterBenchmark(("batched/held/into" + suffix).c_str(), [=](benchmark::State& st) { batched_held(st, M, N, K, B); })
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("batched/raw_openblas" + suffix).c_str(), [=](benchmark::State& st) { batched_raw(st, M, N, K, B); })
+        ->Unit(benchmark::kMicrosecond);
+  }
+  return true;
+}();
+
 // Note [Free axes looped over]: lhs [m1, m2, k] · rhs [k, n1, n2] into a result stored
 // [m1, n1, m2, n2] (free axes interleaved), against the same product into a compact
 // result (the yardstick: one GEMM, no layout cost). Args: side (m1 = n1), loop extent
