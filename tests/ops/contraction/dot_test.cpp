@@ -296,6 +296,52 @@ TEST(DotGeneral, PackedOperandsTakeTheResultsFreeAxisOrder) {
     }
 }
 
+// Note [Unmerged free axes looped over]: an operand whose free axes cannot merge is
+// read in place, one GEMM per index of the axes that break the merge, when each GEMM
+// spares enough copying; otherwise it is packed.
+TEST(DotGeneral, UnmergedFreeAxesLoopedOverInsteadOfPacking) {
+  struct Case {
+    const char* what;
+    Shape l, r;
+    Dims lc, rc, lb, rb;
+    Shape out;
+    bool pack_l, pack_r;
+    int nb;  // batch axes of the plan (looped ones included)
+  };
+  const Case cases[] = {
+      // rhs [n1, k2, k1, n2]: n2 looped (60 GEMMs of 12 × 12 × 144), the lhs packed in the rhs's K order.
+      {"rhs n2 looped", {12, 12, 12}, {12, 12, 12, 60}, {1, 2}, {2, 1}, {}, {}, {12, 12, 60}, true, false, 1},
+      // The same with a batch axis both hold.
+      {"rhs n2 looped, batch", {12, 12, 12, 3}, {12, 12, 12, 60, 3}, {1, 2}, {2, 1}, {3}, {4}, {12, 12, 60, 3}, true, false, 2},
+      // lhs [m1, k1, k2, m2]: m2 looped, the rhs packed.
+      {"lhs m2 looped", {12, 12, 12, 60}, {12, 12, 12}, {1, 2}, {1, 0}, {}, {}, {12, 60, 12}, false, true, 1},
+      // lhs [m1, k, m2] of 5600 elements: 50 GEMMs of 16 × 12 × 7 would spare too little.
+      {"lhs packed", {16, 7, 50}, {7, 12}, {1}, {0}, {}, {}, {16, 50, 12}, true, false, 0},
+  };
+  CpuBackend backend;
+  std::mt19937_64 rng(37);
+  HeldSession s = backend.open_session();
+  for (const Case& c : cases)
+    for (DType d : kInexactDTypes) {
+      SCOPED_TRACE(std::string(c.what) + " " + std::string(dtype_name(d)));
+      // No conjugation: BLAS reads a conjugated operand only transposed, which would pack it here.
+      const DotDims dims{.lhs_contracting = c.lc, .rhs_contracting = c.rc, .lhs_batch = c.lb, .rhs_batch = c.rb};
+      const Tensor lhs = random_tensor(rng, c.l, d), rhs = random_tensor(rng, c.r, d), out = random_tensor(rng, c.out, d);
+      const detail::DotPlan plan = plan_of(lhs, rhs, dims, out, d);
+      ASSERT_EQ(plan.path, detail::DotPath::blas);
+      EXPECT_EQ(plan.pack_l, c.pack_l);
+      EXPECT_EQ(plan.pack_r, c.pack_r);
+      EXPECT_FALSE(plan.pack_out);
+      EXPECT_EQ(plan.nb, c.nb);
+      Tensor before = Tensor::empty(c.out.span(), d);  // a copy (to_contiguous of a compact out is out itself)
+      copy_into(s, out, before);
+      const std::complex<double> alpha = is_complex(d) ? std::complex<double>(0.5, -1) : 0.5, beta = 2.0;
+      const Scalar sa = is_complex(d) ? Scalar(alpha) : Scalar(alpha.real()), sb(beta.real());
+      dot_general_into(s, lhs, rhs, dims, out, sa, sb);
+      expect_matches(out, reference(lhs, rhs, dims, c.out, d, alpha, beta, &before), 8 * 150 * epsilon_of(d));
+    }
+}
+
 // Note [Products split over the session's threads]: products above the threading
 // threshold are cut into column (or row) blocks, one single-threaded BLAS call each, on
 // the session's workers; the values are those of one thread's call (same BLAS sums).
