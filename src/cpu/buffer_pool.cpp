@@ -31,8 +31,9 @@ std::size_t BufferPool::limit() const noexcept {
 // held both only while they fit under the limit: with one block live at a time the
 // peak is the larger, and under the limit of 1.5 times that (as it was then) results of
 // 183 and 153 MiB (192 and 160 MiB classes) alternating missed on every call, each
-// faulting its block in again (bench_session pool/alternating_results: see docs/benchmarks.md). The block
-// counts in use at its own capacity, so the peak and the limit see the waste.
+// faulting its block in again (bench_session pool/alternating_results: see
+// docs/benchmarks.md). The block counts in use at its own capacity, so the peak and the
+// limit see the waste.
 StorageHeader* BufferPool::allocate(std::size_t bytes) {
   const std::size_t cap = size_class_bytes(bytes);
   const int c = class_index(cap);

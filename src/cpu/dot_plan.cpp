@@ -183,18 +183,25 @@ bool loop_free_axes(DotPlan& p) {
 constexpr double kLoopCallElements = 1024;
 constexpr std::int64_t kLoopSharedElements = 4096;
 
+// Orders a group's axes by increasing |key| (one of its stride arrays), carrying its
+// extents, its other stride array and its permutation entries along (insertion sort:
+// stable, n is tiny).
+void sort_group_by(int n, std::int64_t* key, std::int64_t* ext, std::int64_t* other, std::int64_t* perm) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && std::llabs(key[j]) < std::llabs(key[j - 1]); --j) {
+      std::swap(ext[j], ext[j - 1]);
+      std::swap(key[j], key[j - 1]);
+      std::swap(other[j], other[j - 1]);
+      std::swap(perm[j], perm[j - 1]);
+    }
+}
+
 // Moves the free axes of one group that do not merge (in order of |stride|) to the batch
 // axes, held by that operand; `perm` is the group's permutation entries, `moved` receives
 // those of the moved axes.
 bool split_free_group(DotPlan& p, int& n, std::int64_t* ext, std::int64_t* str, std::int64_t* out, std::int64_t* perm,
                       std::int64_t* moved, std::int64_t& total, DotPlan::Holder holder) {
-  for (int i = 1; i < n; ++i)  // insertion sort: stable, n is tiny
-    for (int j = i; j > 0 && std::llabs(str[j]) < std::llabs(str[j - 1]); --j) {
-      std::swap(ext[j], ext[j - 1]);
-      std::swap(str[j], str[j - 1]);
-      std::swap(out[j], out[j - 1]);
-      std::swap(perm[j], perm[j - 1]);
-    }
+  sort_group_by(n, str, ext, out, perm);
   int keep = 0;
   std::int64_t expect = 0, kept = 1;
   for (bool first = true; keep < n && (ext[keep] == 1 || first || str[keep] == expect); kept *= ext[keep++])
@@ -257,18 +264,6 @@ bool writable_by_blas(std::int64_t R, std::int64_t C, std::int64_t rs, std::int6
 }
 
 namespace {
-
-// Orders a group's axes by increasing |out stride|, carrying the operand's stride and
-// permutation entry along (insertion sort: stable, n is tiny).
-void sort_by_out(int n, std::int64_t* ext, std::int64_t* str, std::int64_t* out, std::int64_t* perm) {
-  for (int i = 1; i < n; ++i)
-    for (int j = i; j > 0 && std::llabs(out[j]) < std::llabs(out[j - 1]); --j) {
-      std::swap(ext[j], ext[j - 1]);
-      std::swap(str[j], str[j - 1]);
-      std::swap(out[j], out[j - 1]);
-      std::swap(perm[j], perm[j - 1]);
-    }
-}
 
 // The groups of a call, one entry per axis, with the K axes ordered by their lhs stride
 // (by their rhs stride with `k_by_rhs`), the M and N axes in operand order (by their out
@@ -335,8 +330,8 @@ void fill_groups(const DotCall& c, DotPlan& p, bool k_by_rhs, bool free_by_out) 
   p.K = product(p.kext, nk);
   p.batches = product(p.bext, nb);
   if (free_by_out) {
-    sort_by_out(nm, p.mext, p.lm, p.om, p.lperm);
-    sort_by_out(nn, p.next, p.rn, p.on, p.rperm + nk);
+    sort_group_by(nm, p.om, p.mext, p.lm, p.lperm);
+    sort_group_by(nn, p.on, p.next, p.rn, p.rperm + nk);
   }
 }
 
