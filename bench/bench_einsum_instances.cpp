@@ -336,6 +336,7 @@ const char* optimizer_name(tenferro::EinsumOptimizer o) {
     case tenferro::EinsumOptimizer::anneal: return "anneal";
     case tenferro::EinsumOptimizer::chain: return "chain";
     case tenferro::EinsumOptimizer::eliminate: return "eliminate";
+    case tenferro::EinsumOptimizer::partition: return "partition";
   }
   return "?";
 }
@@ -456,8 +457,11 @@ int main(int argc, char** argv) {
       std::string which;
     };
     std::vector<Run> runs;
-    for (const char* which : {"suite", "automatic", "greedy", "anneal"}) {
-      if (!optimizers.empty() && optimizers.find(std::string(",") + which + ",") == std::string::npos) continue;
+    for (const char* which : {"suite", "automatic", "greedy", "anneal", "partition"}) {
+      // partition runs only when asked for (--optimizers).
+      if (optimizers.empty() ? std::string(which) == "partition"
+                             : optimizers.find(std::string(",") + which + ",") == std::string::npos)
+        continue;
       EinsumOptions o;
       o.plan.cost_model = model;
       o.plan.max_intermediate_elements = memory_limit;
@@ -468,6 +472,7 @@ int main(int argc, char** argv) {
       }
       else if (w == "automatic") o.plan.seed = auto_seed;
       else if (w == "greedy") o.plan.optimizer = EinsumOptimizer::greedy;
+      else if (w == "partition") o.plan.optimizer = std::getenv("TF_BENCH_OPT") ? EinsumOptimizer::eliminate : EinsumOptimizer::partition;
       else if (w == "anneal") {
         if (n <= 3) continue;
         o.plan.optimizer = EinsumOptimizer::anneal;
@@ -553,7 +558,7 @@ int main(int argc, char** argv) {
         by[x.which].measured_s = x.times[x.times.size() / 2];
       }
     }
-    for (const char* w : {"suite", "automatic", "greedy", "anneal"})
+    for (const char* w : {"suite", "automatic", "greedy", "anneal", "partition"})
       if (by.count(w)) rows.push_back(by[w]);
     const Row& a = by["automatic"];
     double best = -1;

@@ -125,6 +125,11 @@ enum class EinsumOptimizer : std::uint8_t {
               ///< src/einsum/optimize_eliminate.cpp): summed labels one at a time, the
               ///< cheapest by result size or by fill first (the better of both trees);
               ///< fast and good on factor graphs (labels held by many operands)
+  partition,  ///< recursive bisection (Note [Partition trees] in
+              ///< src/einsum/optimize_partition.cpp): the network is cut where its bonds
+              ///< are thinnest, each half likewise; the best of a fixed sweep of balance
+              ///< settings under the objective. Good on loopy networks (random graphs,
+              ///< circuits, grids), where greedy's pairwise choices all look alike
 };
 
 /// What the optimizers minimise.

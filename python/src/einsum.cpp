@@ -144,10 +144,10 @@ tenferro::EinsumOptions options_from(py::handle optimize, py::handle memory_limi
     static const std::map<std::string, E> kNames = {{"auto", E::automatic}, {"automatic", E::automatic},
                                                     {"greedy", E::greedy},  {"optimal", E::optimal},
                                                     {"anneal", E::anneal},  {"chain", E::chain},
-                                                    {"eliminate", E::eliminate}};
+                                                    {"eliminate", E::eliminate}, {"partition", E::partition}};
     const auto it = kNames.find(name);
     if (it == kNames.end())
-      throw tenferro::ArgumentError(op, "optimize='" + name + "' is not one of auto, greedy, optimal, anneal, chain, eliminate");
+      throw tenferro::ArgumentError(op, "optimize='" + name + "' is not one of auto, greedy, optimal, anneal, chain, eliminate, partition");
     o.plan.optimizer = it->second;
     return o;
   }
@@ -238,6 +238,7 @@ const char* optimizer_name(tenferro::EinsumOptimizer e) {
     case tenferro::EinsumOptimizer::anneal: return "anneal";
     case tenferro::EinsumOptimizer::chain: return "chain";
     case tenferro::EinsumOptimizer::eliminate: return "eliminate";
+    case tenferro::EinsumOptimizer::partition: return "partition";
   }
   return "?";
 }

@@ -19,15 +19,16 @@ EinsumOptions to_options(const tf_einsum_options* o, const char* op) {
   EinsumOptions options;
   if (o == nullptr) return options;
   const auto opt = static_cast<std::int32_t>(o->optimizer);
-  if (opt < TF_OPTIMIZE_AUTO || opt > TF_OPTIMIZE_ELIMINATE)
+  if (opt < TF_OPTIMIZE_AUTO || opt > TF_OPTIMIZE_PARTITION)
     throw ArgumentError(op, "optimizer " + std::to_string(opt) +
-                                " is outside the enum (TF_OPTIMIZE_AUTO .. TF_OPTIMIZE_ELIMINATE, 0 .. 5)");
+                                " is outside the enum (TF_OPTIMIZE_AUTO .. TF_OPTIMIZE_PARTITION, 0 .. 6)");
   static_assert(static_cast<int>(EinsumOptimizer::automatic) == TF_OPTIMIZE_AUTO &&
                     static_cast<int>(EinsumOptimizer::greedy) == TF_OPTIMIZE_GREEDY &&
                     static_cast<int>(EinsumOptimizer::optimal) == TF_OPTIMIZE_OPTIMAL &&
                     static_cast<int>(EinsumOptimizer::anneal) == TF_OPTIMIZE_ANNEAL &&
                     static_cast<int>(EinsumOptimizer::chain) == TF_OPTIMIZE_CHAIN &&
-                    static_cast<int>(EinsumOptimizer::eliminate) == TF_OPTIMIZE_ELIMINATE,
+                    static_cast<int>(EinsumOptimizer::eliminate) == TF_OPTIMIZE_ELIMINATE &&
+                    static_cast<int>(EinsumOptimizer::partition) == TF_OPTIMIZE_PARTITION,
                 "tf_einsum_optimizer must mirror tenferro::EinsumOptimizer");
   options.plan.optimizer = static_cast<EinsumOptimizer>(opt);
   options.plan.max_intermediate_elements = o->max_intermediate_elements;  // einsum validates it

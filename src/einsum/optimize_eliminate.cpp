@@ -153,6 +153,18 @@ void GreedyPlanner::eliminate(const PreparedNetwork& net, const EliminationParam
 // greedy trees and them: a tree tensor network of 255 operands contracts in 0.13 ms, and
 // the four starting trees took 0.75 ms; a 60-tensor random regular graph contracting in
 // 40 µs paid 30 µs for a tree 2 µs faster.
+// A fifth, a partition tree (Note [Partition trees] in optimize_partition.cpp; imbalance
+// 0.6, outer labels at half weight), joins them on the networks whose shape it suits
+// (partition_suits: graphs, every summed label on at most two operands, whose
+// breadth-first depth is at most kShallowDepth·√n: random regular graphs, PEPS norms,
+// lattices) and, under automatic, when the budget covers it (partition_seconds). There
+// greedy and elimination build trees far from the good ones (rrg3_n120_bond2: 71 ms
+// predicted, the partition tree 4.7 ms; peps_norm_4x4_D3 1.23 against 0.21 ms), and
+// the search from them does not reach the trees the partition tree starts near.
+// Elsewhere it loses, by far on hypergraphs (labels on four operands:
+// tensornetwork_permutation_light_415 1.4 s predicted against elimination's 33 ms) and
+// on chains, MPS-MPO sandwiches and MERA networks (long and thin: a balanced cut crosses
+// the chain where its boundary is widest), so there its time would be spent for nothing.
 double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
                         const StepModel& model) {
   thread_local std::vector<Step> other;
@@ -221,8 +233,17 @@ double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::ve
     keep(elimination_tree(net, planner, other, model), EinsumOptimizer::eliminate);
     ++costs;  // elimination_tree costs both of its trees
   }
+  // A partition tree where its shape suits (partition_suits; Note [Starting trees]).
+  std::int64_t partition_work = 0;
+  if (partition_suits(net) && (fraction <= 0 || fraction * predicted >= seconds() + partition_seconds(net.n))) {
+    thread_local PartitionPlanner partition;
+    const std::int64_t p0 = partition.work();
+    partition.run(net, kStartPartition, other);
+    partition_work = partition.work() - p0;
+    keep(tree_cost(net, other, model), EinsumOptimizer::partition);
+  }
   if (chosen) *chosen = which_best;
-  if (spent) *spent = seconds();
+  if (spent) *spent = seconds() + work_seconds(0, 0, partition_work);
   if (one_run) *one_run = first_run;
   return best;
 }

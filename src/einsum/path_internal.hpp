@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string_view>
@@ -204,9 +205,12 @@ ContractionCost checked_cost(const ContractionNetwork& net, const std::vector<St
 // so a plan is the same on every run unless that limit ends it.
 inline constexpr double kGreedyWorkSeconds = 38e-9;
 inline constexpr double kDpWorkSeconds = 17e-9;
-/// Estimated seconds of `greedy_units` greedy-planner units and `dp_units` DP units.
-inline double work_seconds(std::int64_t greedy_units, std::int64_t dp_units) {
-  return kGreedyWorkSeconds * static_cast<double>(greedy_units) + kDpWorkSeconds * static_cast<double>(dp_units);
+inline constexpr double kPartitionWorkSeconds = 10e-9;
+/// Estimated seconds of `greedy_units` greedy-planner units, `dp_units` DP units and
+/// `partition_units` partition units.
+inline double work_seconds(std::int64_t greedy_units, std::int64_t dp_units, std::int64_t partition_units = 0) {
+  return kGreedyWorkSeconds * static_cast<double>(greedy_units) + kDpWorkSeconds * static_cast<double>(dp_units) +
+         kPartitionWorkSeconds * static_cast<double>(partition_units);
 }
 
 // --- greedy (optimize_greedy.cpp) ------------------------------------------------------
@@ -294,6 +298,84 @@ double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std:
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
                      const StepModel& model, EinsumOptimizer* chosen = nullptr, double fraction = 0,
                      double* spent = nullptr, double* one_run = nullptr);
+
+// --- partition (optimize_partition.cpp) ------------------------------------------------
+
+/// Parameters of one recursive-bisection tree (Note [Partition trees]).
+struct PartitionParams {
+  double imbalance = 0.2;     ///< parts hold at least (1 - imbalance) / 2 of their set (clamped to [0, 0.9])
+  int tries = 2;              ///< initial partitions refined per bisection (the lightest cut is kept)
+  double outer_weight = 1.0;  ///< weight of labels held outside the set too, relative to log2 extent
+  std::uint64_t seed = 0;
+};
+
+/// Recursive bisection with buffers reused across runs (no allocation once warm).
+class PartitionPlanner {
+ public:
+  /// Plans `net` into `steps` (tree numbering: the k-th step creates node n + k).
+  void run(const PreparedNetwork& net, const PartitionParams& params, std::vector<Step>& steps);
+  /// Work done so far in the units of Note [Planning work]; never reset.
+  std::int64_t work() const { return work_; }
+
+ private:
+  // A hypergraph in CSR form both ways (one level of the multilevel scheme).
+  struct Hypergraph {
+    std::vector<int> vertex_weight, vertex_start, vertex_edges, edge_start, pins;
+    std::vector<int> edge_weight;  ///< in units of 1/kGainScale of log2 extent
+    int vertices() const { return static_cast<int>(vertex_weight.size()); }
+    int edges() const { return static_cast<int>(edge_weight.size()); }
+  };
+  void setup(const PreparedNetwork& net);
+  int bisect(int lo, int hi);
+  void build_edges(int lo, int hi);
+  Hypergraph& level(int i);
+  bool coarsen(int i, int max_weight);
+  void grow(const Hypergraph& g, int target);
+  std::int64_t count(const Hypergraph& g);
+  std::int64_t pass(const Hypergraph& g, int min_part, std::int64_t cut);
+  std::int64_t refine(const Hypergraph& g, int min_part, int max_passes);
+  void insert(int v);
+  void remove(int v);
+  int best_of(int s);
+
+  PartitionParams params_;
+  std::uint64_t rng_ = 0;
+  std::int64_t work_ = 0;
+  // The network: each operand's weighted labels (CSR), each label's weight and holders
+  // (-1: an output label).
+  std::vector<int> node_start_, node_labels_, holders_;
+  std::vector<double> weight_;
+  std::vector<int> order_, ids_;  // operands, each range of the recursion contiguous; the node stack
+  // The current set's hypergraph (level 0) and its coarsenings, with each level's map
+  // to the next.
+  std::vector<Hypergraph> levels_;
+  std::vector<std::vector<int>> maps_;
+  std::vector<int> label_count_, label_edge_, touched_, fill_, visit_, rated_, stamp_;
+  std::vector<double> rating_;
+  // FM state.
+  std::vector<std::uint8_t> side_, best_side_, locked_, boundary_, listed_;
+  std::vector<int> pins_on_, moves_, queue_, scratch_, gain_, next_, prev_;
+  std::vector<int> bucket_[2];  // per side: the first vertex of each gain's list
+  int top_[2] = {-1, -1};       // per side: no list above this bucket is non-empty
+  int max_gain_ = 0;            // the largest |gain| of the level (the buckets' offset)
+};
+
+/// The partition tree among the starting trees (Note [Starting trees]).
+inline constexpr PartitionParams kStartPartition{0.6, 2, 0.5, 0};
+/// Whether a partition tree is worth building among the starting trees (Note
+/// [Starting trees]): more than 10 operands, every summed label on at most two of them,
+/// and a breadth-first depth of at most kShallowDepth·√n over the summed labels.
+bool partition_suits(const PreparedNetwork& net);
+/// The estimated seconds of one partition tree of n operands (Note [Planning work]):
+/// about 40 units per n·log2(n).
+inline double partition_seconds(int n) {
+  const double x = n;
+  return work_seconds(0, 0, static_cast<std::int64_t>(40 * x * std::log2(std::max(x, 2.0))));
+}
+/// The partition optimizer: the best tree under `model` of a fixed sweep of
+/// PartitionParams from `seed` into `steps`; returns its cost.
+double partition_tree(const PreparedNetwork& net, PartitionPlanner& planner, std::vector<Step>& steps,
+                      const StepModel& model, std::uint64_t seed);
 
 // --- optimal (optimize_optimal.cpp) ----------------------------------------------------
 

@@ -209,7 +209,7 @@ double memory_limit_elements(const PlanOptions& o) {
 }
 
 void check_plan_options(std::string_view op, const PlanOptions& options) {
-  tenferro::detail::require_enum(options.optimizer, EinsumOptimizer::eliminate, op, "EinsumOptimizer");  // Note [Enums at the API boundary]
+  tenferro::detail::require_enum(options.optimizer, EinsumOptimizer::partition, op, "EinsumOptimizer");  // Note [Enums at the API boundary]
   validate_cost_model(op, options.cost_model);
   if (!(options.planning_fraction >= 0) || std::isinf(options.planning_fraction))
     fail(op, "planning_fraction is " + std::to_string(options.planning_fraction) + ", must be finite and >= 0");
@@ -300,6 +300,11 @@ ContractionPlan plan_impl(std::string_view op, const ContractionNetwork& net, co
         case EinsumOptimizer::eliminate: {
           thread_local GreedyPlanner planner;
           elimination_tree(planned, planner, steps, model);
+          break;
+        }
+        case EinsumOptimizer::partition: {
+          thread_local PartitionPlanner planner;
+          partition_tree(planned, planner, steps, model, options.seed);
           break;
         }
         case EinsumOptimizer::anneal: anneal_tree(planned, options, steps, model); break;

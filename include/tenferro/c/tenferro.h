@@ -327,7 +327,8 @@ typedef enum tf_einsum_optimizer TF_ENUM_INT32 {
   TF_OPTIMIZE_OPTIMAL = 2,  ///< exact dynamic programming (up to ~16 operands)
   TF_OPTIMIZE_ANNEAL = 3,   ///< randomized search for large networks (1 s budget)
   TF_OPTIMIZE_CHAIN = 4,    ///< matrix-chain DP (TF_ARGUMENT if the network is no chain)
-  TF_OPTIMIZE_ELIMINATE = 5 ///< variable elimination, one summed label at a time
+  TF_OPTIMIZE_ELIMINATE = 5, ///< variable elimination, one summed label at a time
+  TF_OPTIMIZE_PARTITION = 6  ///< recursive bisection where the bonds are thinnest
 } tf_einsum_optimizer;
 
 /// Options of the einsum functions; pass NULL for the defaults. A zero-initialized
