@@ -107,7 +107,8 @@ enum class EinsumOptimizer : std::uint8_t {
               ///< src/einsum/optimize_auto.cpp): no planning for two operands, the exact
               ///< DP where it is cheap, the O(n^3) chain solver for chains, else anneal
               ///< with a planning budget proportional to the predicted contraction time,
-              ///< starting from the best of the greedy and elimination trees; the budget
+              ///< starting from the best of the greedy, elimination and (on shallow
+              ///< graphs: random regular graphs, lattices, PEPS) partition trees; the budget
               ///< counts estimated work, not the clock, so a network gets the same plan on
               ///< every run unless time_budget_s ends the search
   greedy,     ///< repeatedly contracts the pair with the best size/cost score

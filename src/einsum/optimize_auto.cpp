@@ -7,8 +7,9 @@
 // PlanOptions::planning_fraction of the predicted time of the best tree found so far
 // (never more than time_budget_s):
 //  1. n <= 3: the exact answer directly (two operands need no planning at all).
-//  2. The starting tree (Note [Starting trees]: the best of greedy's two rules and of
-//     label elimination by size and by fill), as the baseline and the yardstick for the
+//  2. The starting tree (Note [Starting trees]: the best of greedy's two rules, of
+//     label elimination by size and by fill, and on shallow graphs of a partition
+//     tree), as the baseline and the yardstick for the
 //     budget. The elimination trees are built when the hard budget of step 5 (not the
 //     fraction itself, as until 2026-12-06) covers what the greedy trees took and what
 //     they will take: they are part of the same search. matrix_chain_n200 of the

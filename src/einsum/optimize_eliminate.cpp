@@ -153,18 +153,27 @@ void GreedyPlanner::eliminate(const PreparedNetwork& net, const EliminationParam
 // greedy trees and them: a tree tensor network of 255 operands contracts in 0.13 ms, and
 // the four starting trees took 0.75 ms; a 60-tensor random regular graph contracting in
 // 40 µs paid 30 µs for a tree 2 µs faster.
-// A fifth, a partition tree (Note [Partition trees] in optimize_partition.cpp; imbalance
-// 0.6, outer labels at half weight), joins them on the networks whose shape it suits
-// (partition_suits: graphs, every summed label on at most two operands, whose
-// breadth-first depth is at most kShallowDepth·√n: random regular graphs, PEPS norms,
-// lattices) and, under automatic, when the budget covers it (partition_seconds). There
-// greedy and elimination build trees far from the good ones (rrg3_n120_bond2: 71 ms
-// predicted, the partition tree 4.7 ms; peps_norm_4x4_D3 1.23 against 0.21 ms), and
-// the search from them does not reach the trees the partition tree starts near.
-// Elsewhere it loses, by far on hypergraphs (labels on four operands:
-// tensornetwork_permutation_light_415 1.4 s predicted against elimination's 33 ms) and
-// on chains, MPS-MPO sandwiches and MERA networks (long and thin: a balanced cut crosses
-// the chain where its boundary is widest), so there its time would be spent for nothing.
+// A fifth, a partition tree (Note [Partition trees] in optimize_partition.cpp;
+// kStartPartition: imbalance 0.6, outer labels at half weight), joins them on the
+// networks whose shape it suits (partition_suits: graphs, every label on at most two
+// operands, whose breadth-first depth is at most kShallowDepth·√n: random regular
+// graphs, PEPS norms, lattices) and, under automatic, only within a quarter of the
+// budget (partition_seconds), as the search after it needs the rest. There greedy and
+// elimination can end far from the good trees (rrg3_n120_bond2: elimination 71 ms
+// predicted, the partition tree 2.1 ms), and the search from them does not reach the
+// trees a partition tree starts near. One partition tree is a draw, though (over the
+// partition optimizer's 15 settings one random regular graph's trees range 6-330 ms),
+// and on the bench's PEPS norms this one loses (peps_norm_4x4_D3: 31 ms against
+// greedy's 1.2). Over 16 more loopy networks (six rrg3_n120_bond2, three
+// rrg3_n200_bond2, three 3-regular n80 bond 3, four PEPS norms 3×3 to 6×6) automatic's
+// planning plus predicted time fell by 25% in geometric mean (0.29-1.27× each), by 70%
+// on the bench's rrg3_n120_bond2, and moved less than 8% on the other 13 networks of
+// the suite and the generated set (docs/benchmarks.md, 2026-12-07 fifth sitting).
+// Elsewhere partition trees lose by far: on hypergraphs (labels on four operands:
+// tensornetwork_permutation_light_415 89 ms predicted against elimination's 33), batch
+// labels (the language models) and long networks (chains, MPS-MPO sandwiches, MERA: a
+// balanced cut crosses them where they are widest; str_nw_mera_closed_120 5·10^7 ms
+// against greedy's 1047), so there it is not built.
 double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
                         const StepModel& model) {
   thread_local std::vector<Step> other;
@@ -235,7 +244,10 @@ double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::ve
   }
   // A partition tree where its shape suits (partition_suits; Note [Starting trees]).
   std::int64_t partition_work = 0;
-  if (partition_suits(net) && (fraction <= 0 || fraction * predicted >= seconds() + partition_seconds(net.n))) {
+  // Under automatic at most a quarter of the budget: the search after it needs the rest.
+  const double each = partition_seconds(net.n);
+  if (partition_suits(net) &&
+      (fraction <= 0 || fraction * predicted >= std::max(seconds() + each, 4 * each))) {
     thread_local PartitionPlanner partition;
     const std::int64_t p0 = partition.work();
     partition.run(net, kStartPartition, other);

@@ -12,27 +12,38 @@
 // bisects the hypergraph whose vertices are the operands and whose hyperedges are the
 // labels two or more of them hold, weighted by log2 of their extents, so a cut's weight
 // is log2 of the extents it multiplies into the top step:
-//  - A set of k operands splits into parts of at least ⌈(1 − imbalance) k / 2⌉ (at
+//  - A set of k operands splits into parts of at least ⌊(1 − imbalance) k / 2⌋ (at
 //    least one) operands each, so the tree is O(log n) deep.
 //  - Multilevel, as METIS and KaHyPar do (Karypis & Kumar, "A fast and high quality
 //    multilevel scheme for partitioning irregular graphs", SIAM J. Sci. Comput. 20
 //    (1998)): operands are paired with the neighbour they share the heaviest labels
-//    with (a hyperedge of p pins rates each pair w / (p − 1)), pairs become one vertex,
-//    and so on while that shrinks the hypergraph by a tenth, down to kCoarsest vertices;
-//    the coarsest hypergraph is bisected `tries` times (one part grown breadth-first
-//    from a random vertex to half the weight, then refined), and the best cut is
-//    projected back level by level, refined at each.
+//    with (a hyperedge of p pins rates each pair w / (p − 1)), pairs become one vertex
+//    (of at most 1.5 times the coarsest level's average weight), and so on while that
+//    shrinks the hypergraph by a tenth, down to kCoarsest vertices; the coarsest
+//    hypergraph is bisected `tries` times (one part grown breadth-first from a random
+//    vertex to half the weight, then refined), and the best partition is projected back
+//    level by level and refined at each (at most kProjectedPasses passes).
 //  - Refinement is Fiduccia–Mattheyses (DAC 1982): one vertex moves at a time, the best
-//    gain first among the moves that keep the balance, each vertex once per pass,
-//    rolling back to the best cut seen; a pass ends after max(kPatience, k / 8) moves
-//    without a better cut, and passes repeat while they improve (at most kMaxPasses).
-//    Gains live in one binary heap per side with lazy deletion and change only when an
-//    edge's pin count on a side passes 0 or 1 (FM's update rule).
+//    gain first, each vertex once per pass, rolling back to the best partition seen; a
+//    pass starts from the vertices on cut edges, ends after max(kPatience, k / 16)
+//    moves without a better one, and passes repeat while they improve (at most
+//    kMaxPasses). A partition scores its cut plus, per operand a part lacks of the
+//    balance, more than any cut weighs, so every balanced partition beats every
+//    unbalanced one and the passes also restore balance the coarse vertices lost.
+//    Weights are integers (1/kGainScale bit), so gains index buckets of doubly linked
+//    lists (FM's own structure) and change only when an edge's pin count on a side
+//    passes 0 or 1 (FM's update rule). Fewer passes (3, patience 4, one at each
+//    projected level) cut the 6 × 10 lattice of plan_partition_test across 10 bonds
+//    instead of its 6, in two thirds of the time.
 //  - Labels the rest of the network (or the output) also holds cross the set's
-//    boundary whatever the split: they weigh `outer_weight` of their log2 extent
-//    (cutting them still enlarges both halves' intermediates, but not the top step).
+//    boundary whatever the split: they weigh `outer_weight` of their log2 extent. At
+//    0.5 the score is half the sum of the two parts' label counts: a cut label enlarges
+//    both intermediates, an outer label split between the parts both, an outer label
+//    on one side one.
+// Where it helps and where it does not: Note [Starting trees] in optimize_eliminate.cpp.
 // The work counted for automatic's budget (Note [Planning work]) is one unit per pin
-// visited and per heap operation.
+// visited and per bucket operation (about 8 ns each, 70-90 per n·log2 n operands on the
+// bench's graphs: partition_seconds).
 #include <algorithm>
 #include <cmath>
 
@@ -44,10 +55,10 @@ namespace {
 
 // FM passes per refinement at most, and the moves without a better cut after which a
 // pass ends.
-constexpr int kMaxPasses = 3;
-constexpr int kPatience = 4;
+constexpr int kMaxPasses = 8;
+constexpr int kPatience = 16;
 // FM passes at each level of the projection (the partition is already good there).
-constexpr int kProjectedPasses = 1;
+constexpr int kProjectedPasses = 4;
 // Coarsening stops at this many vertices, or when a level shrinks by less than a tenth.
 constexpr int kCoarsest = 16;
 // Hyperedges with more pins than this do not rate pairs (a label on every operand says
@@ -307,6 +318,8 @@ std::int64_t PartitionPlanner::count(const Hypergraph& g) {
   gain_.assign(static_cast<std::size_t>(k), 0);
   boundary_.assign(static_cast<std::size_t>(k), 0);
   max_gain_ = 0;
+  penalty_ = 1;  // above every cut: the total edge weight, plus one
+  for (int e = 0; e < E; ++e) penalty_ += g.edge_weight[e];
   for (int i = 0; i < k; ++i) {
     const int s = side_[i];
     int incident = 0;
@@ -322,6 +335,9 @@ std::int64_t PartitionPlanner::count(const Hypergraph& g) {
   work_ += static_cast<std::int64_t>(g.pins.size() + g.vertex_edges.size());
   return cut;
 }
+
+// How many operands a part of weight `part` lacks of `min_part`.
+std::int64_t PartitionPlanner::lack(int part, int min_part) { return std::max(0, min_part - part); }
 
 // Gain buckets: per side, LIFO lists of vertices by gain (index gain + max_gain_).
 void PartitionPlanner::insert(int v) {
@@ -349,11 +365,14 @@ int PartitionPlanner::best_of(int s) {
   return top_[s] < 0 ? -1 : heads[top_[s]];
 }
 
-// One FM pass on g from side_ (counted by count()); returns the new cut (side_ holds
-// the best partition seen).
-std::int64_t PartitionPlanner::pass(const Hypergraph& g, int min_part, std::int64_t cut) {
+// One FM pass on g from side_ (counted by count()) whose score is `score`; returns the
+// new score (side_ holds the best partition seen). A partition's score is its cut plus
+// penalty_ per operand a part lacks of min_part: a balanced partition beats every
+// unbalanced one, so passes restore the balance that coarse vertices (too heavy to
+// split a set evenly) may have lost.
+std::int64_t PartitionPlanner::pass(const Hypergraph& g, int min_part, std::int64_t score) {
   const int k = g.vertices();
-  std::int64_t current = cut, best = cut;
+  std::int64_t current = score, best = score;
   locked_.assign(static_cast<std::size_t>(k), 0);
   listed_.assign(static_cast<std::size_t>(k), 0);
   next_.resize(static_cast<std::size_t>(k));
@@ -386,17 +405,18 @@ std::int64_t PartitionPlanner::pass(const Hypergraph& g, int min_part, std::int6
     int from = -1, v = -1;
     for (int s = 0; s < 2; ++s) {
       const int u = best_of(s);
-      if (u < 0 || part[s] - g.vertex_weight[u] < min_part) continue;
+      if (u < 0 || (part[s] - g.vertex_weight[u] < min_part && part[s] <= part[1 - s])) continue;
       if (v < 0 || gain_[u] > gain_[v] || (gain_[u] == gain_[v] && part[s] > part[from])) from = s, v = u;
     }
     if (v < 0) break;
     remove(v);
     const int to = 1 - from;
-    current -= gain_[v];
+    current -= gain_[v] + penalty_ * (lack(part[0], min_part) + lack(part[1], min_part));
     locked_[v] = 1;
     side_[v] = static_cast<std::uint8_t>(to);
     part[from] -= g.vertex_weight[v];
     part[to] += g.vertex_weight[v];
+    current += penalty_ * (lack(part[0], min_part) + lack(part[1], min_part));
     moves_.push_back(v);
     // FM's update: only counts passing 0 or 1 change other vertices' gains.
     for (int p = g.vertex_start[v]; p < g.vertex_start[v + 1]; ++p) {
@@ -435,16 +455,21 @@ std::int64_t PartitionPlanner::pass(const Hypergraph& g, int min_part, std::int6
   return best;
 }
 
-// FM passes on g from side_ while they improve; returns the cut.
+// FM passes on g from side_ while they improve; returns the score (pass()).
 std::int64_t PartitionPlanner::refine(const Hypergraph& g, int min_part, int max_passes) {
-  std::int64_t cut = count(g);
+  auto score = [&] {
+    int part[2] = {0, 0};
+    for (int v = 0; v < g.vertices(); ++v) part[side_[v]] += g.vertex_weight[v];
+    return count(g) + penalty_ * (lack(part[0], min_part) + lack(part[1], min_part));
+  };
+  std::int64_t best = score();
   for (int p = 0; p < max_passes; ++p) {
-    const std::int64_t next = pass(g, min_part, cut);
-    if (next >= cut) break;
-    cut = next;
-    if (p + 1 < max_passes) count(g);  // the next pass starts from fresh counts
+    const std::int64_t next = pass(g, min_part, best);
+    if (next >= best) break;
+    best = next;
+    if (p + 1 < max_passes) score();  // the next pass starts from fresh counts
   }
-  return cut;
+  return best;
 }
 
 // Splits order_[lo, hi) into two parts, reordering it so the first part comes first;
@@ -453,8 +478,7 @@ int PartitionPlanner::bisect(int lo, int hi) {
   const int k = hi - lo;
   if (k == 2) return lo + 1;
   build_edges(lo, hi);
-  const int min_part =
-      std::max(1, static_cast<int>(std::ceil((1.0 - params_.imbalance) * 0.5 * static_cast<double>(k) - 1e-9)));
+  const int min_part = std::max(1, static_cast<int>((1.0 - params_.imbalance) * 0.5 * static_cast<double>(k) + 1e-9));
   // Coarse vertices of at most 1.5 times the average weight at the coarsest level (METIS).
   const int max_weight = std::max(2, (3 * k + 2 * kCoarsest - 1) / (2 * kCoarsest));
   int levels = 0;
@@ -494,26 +518,29 @@ int PartitionPlanner::bisect(int lo, int hi) {
 bool partition_suits(const PreparedNetwork& net) {
   const int n = net.n, W = net.words;
   if (n <= 10) return false;
-  // The holders of each summed label (a third one: a hypergraph), then adjacency lists.
+  // The holders of each label (a third one: a hypergraph, or a batch label of the
+  // output, as the language models of the suite have), then adjacency lists over the
+  // summed labels.
   thread_local std::vector<int> first, second, start, adjacent, depth, queue;
   first.assign(static_cast<std::size_t>(net.num_labels), -1);
   second.assign(static_cast<std::size_t>(net.num_labels), -1);
   start.assign(static_cast<std::size_t>(n) + 1, 0);
   for (int i = 0; i < n; ++i)
     for (int w = 0; w < W; ++w)
-      for (Word x = net.input(i)[w] & ~net.output[w]; x != 0; x &= x - 1) {
+      for (Word x = net.input(i)[w]; x != 0; x &= x - 1) {
         const int l = w * 64 + std::countr_zero(x);
         if (first[l] < 0) first[l] = i;
         else if (second[l] < 0) second[l] = i;
         else return false;
       }
+  auto summed = [&](int l) { return second[l] >= 0 && !((net.output[l / 64] >> (l % 64)) & 1); };
   for (int l = 0; l < net.num_labels; ++l)
-    if (second[l] >= 0) ++start[first[l] + 1], ++start[second[l] + 1];
+    if (summed(l)) ++start[first[l] + 1], ++start[second[l] + 1];
   for (int i = 0; i < n; ++i) start[i + 1] += start[i];
   adjacent.resize(static_cast<std::size_t>(start[n]));
   queue.assign(start.begin(), start.end() - 1);  // fill positions
   for (int l = 0; l < net.num_labels; ++l)
-    if (second[l] >= 0) adjacent[queue[first[l]]++] = second[l], adjacent[queue[second[l]]++] = first[l];
+    if (summed(l)) adjacent[queue[first[l]]++] = second[l], adjacent[queue[second[l]]++] = first[l];
   // Depth of a breadth-first search from the operand farthest from operand 0 (a
   // pseudo-peripheral one; a disconnected network counts its first component).
   auto farthest = [&](int from) {

@@ -205,7 +205,7 @@ ContractionCost checked_cost(const ContractionNetwork& net, const std::vector<St
 // so a plan is the same on every run unless that limit ends it.
 inline constexpr double kGreedyWorkSeconds = 38e-9;
 inline constexpr double kDpWorkSeconds = 17e-9;
-inline constexpr double kPartitionWorkSeconds = 10e-9;
+inline constexpr double kPartitionWorkSeconds = 8e-9;
 /// Estimated seconds of `greedy_units` greedy-planner units, `dp_units` DP units and
 /// `partition_units` partition units.
 inline double work_seconds(std::int64_t greedy_units, std::int64_t dp_units, std::int64_t partition_units = 0) {
@@ -337,6 +337,7 @@ class PartitionPlanner {
   void insert(int v);
   void remove(int v);
   int best_of(int s);
+  static std::int64_t lack(int part, int min_part);
 
   PartitionParams params_;
   std::uint64_t rng_ = 0;
@@ -358,19 +359,20 @@ class PartitionPlanner {
   std::vector<int> bucket_[2];  // per side: the first vertex of each gain's list
   int top_[2] = {-1, -1};       // per side: no list above this bucket is non-empty
   int max_gain_ = 0;            // the largest |gain| of the level (the buckets' offset)
+  std::int64_t penalty_ = 1;    // score of an operand a part lacks (pass())
 };
 
 /// The partition tree among the starting trees (Note [Starting trees]).
 inline constexpr PartitionParams kStartPartition{0.6, 2, 0.5, 0};
 /// Whether a partition tree is worth building among the starting trees (Note
-/// [Starting trees]): more than 10 operands, every summed label on at most two of them,
-/// and a breadth-first depth of at most kShallowDepth·√n over the summed labels.
+/// [Starting trees]): more than 10 operands, every label on at most two of them, and a
+/// breadth-first depth of at most kShallowDepth·√n over the summed labels.
 bool partition_suits(const PreparedNetwork& net);
 /// The estimated seconds of one partition tree of n operands (Note [Planning work]):
-/// about 40 units per n·log2(n).
+/// about 80 units per n·log2(n) (70-90 measured on graphs).
 inline double partition_seconds(int n) {
   const double x = n;
-  return work_seconds(0, 0, static_cast<std::int64_t>(40 * x * std::log2(std::max(x, 2.0))));
+  return work_seconds(0, 0, static_cast<std::int64_t>(80 * x * std::log2(std::max(x, 2.0))));
 }
 /// The partition optimizer: the best tree under `model` of a fixed sweep of
 /// PartitionParams from `seed` into `steps`; returns its cost.

@@ -53,6 +53,11 @@ void test_einsum(tf_session* s) {
   read_f64(re, out, M * P);
   for (int k = 0; k < M * P; ++k) CHECK(near(out[k], abc[k], 1e-13));
   tf_tensor_free(re);
+  opt.optimizer = TF_OPTIMIZE_PARTITION;
+  OK(tf_einsum(s, "ij,jk,kl->il", three, 3, &opt, &re));
+  read_f64(re, out, M * P);
+  for (int k = 0; k < M * P; ++k) CHECK(near(out[k], abc[k], 1e-13));
+  tf_tensor_free(re);
   const int32_t path[4] = {1, 2, 0, 1};  /* (b c) first, then a with it */
   opt.path = path;
   opt.path_steps = 2;
@@ -87,6 +92,8 @@ void test_einsum(tf_session* s) {
   opt.path_steps = 0;
   opt.optimizer = (tf_einsum_optimizer)9;
   FAILS(tf_einsum(s, "ij,jk->ik", two, 2, &opt, &bad), TF_ARGUMENT, "optimizer 9");
+  opt.optimizer = (tf_einsum_optimizer)7;  /* one past TF_OPTIMIZE_PARTITION */
+  FAILS(tf_einsum(s, "ij,jk->ik", two, 2, &opt, &bad), TF_ARGUMENT, "optimizer 7");
   {
     const int32_t iv[4] = {1, 2, 3, 4};
     const int64_t s22[2] = {2, 2};

@@ -45,6 +45,32 @@ inline ContractionNetwork factor_graph(std::mt19937_64& rng, int vars, int facto
   return net;
 }
 
+/// A random 3-regular graph of n tensors (configuration model, drawn again until
+/// simple), bonds of `bond` between them, closed.
+inline ContractionNetwork regular_graph(std::mt19937_64& rng, int n, std::int64_t bond) {
+  for (;;) {
+    std::vector<int> stubs;
+    for (int v = 0; v < n; ++v) stubs.insert(stubs.end(), 3, v);
+    std::shuffle(stubs.begin(), stubs.end(), rng);
+    std::vector<std::pair<int, int>> edges;
+    bool simple = true;
+    for (std::size_t i = 0; i + 1 < stubs.size() && simple; i += 2) {
+      const std::pair<int, int> e(std::min(stubs[i], stubs[i + 1]), std::max(stubs[i], stubs[i + 1]));
+      simple = e.first != e.second && std::find(edges.begin(), edges.end(), e) == edges.end();
+      edges.push_back(e);
+    }
+    if (!simple) continue;
+    ContractionNetwork net;
+    net.inputs.resize(static_cast<std::size_t>(n));
+    for (auto [a, b] : edges) {
+      net.inputs[static_cast<std::size_t>(a)].push_back(static_cast<int>(net.extents.size()));
+      net.inputs[static_cast<std::size_t>(b)].push_back(static_cast<int>(net.extents.size()));
+      net.extents.push_back(bond);
+    }
+    return net;
+  }
+}
+
 /// Random operands (values 0.5..1.5) for `net` in einsum's integer form, and the plain
 /// reference result.
 struct NetworkOperands {

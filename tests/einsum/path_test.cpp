@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "einsum/factor_graph.hpp"
 #include "einsum/path_internal.hpp"
 #include "tenferro/tenferro.hpp"
 
@@ -62,32 +63,6 @@ ContractionNetwork random_network(std::mt19937_64& rng, int n) {
     if (draw(rng, 0, 3) == 0 || (holders == 1 && draw(rng, 0, 1) == 0)) net.output.push_back(l);
   }
   return net;
-}
-
-// A random 3-regular graph (configuration model, redrawn until simple), bond dimension 2.
-ContractionNetwork regular_network(std::mt19937_64& rng, int n) {
-  for (;;) {
-    std::vector<int> stubs;
-    for (int v = 0; v < n; ++v)
-      for (int d = 0; d < 3; ++d) stubs.push_back(v);
-    for (std::size_t i = stubs.size(); i > 1; --i) std::swap(stubs[i - 1], stubs[rng() % i]);
-    std::vector<std::pair<int, int>> edges;
-    bool simple = true;
-    for (std::size_t i = 0; i + 1 < stubs.size() && simple; i += 2) {
-      const std::pair<int, int> e(std::min(stubs[i], stubs[i + 1]), std::max(stubs[i], stubs[i + 1]));
-      simple = e.first != e.second && std::find(edges.begin(), edges.end(), e) == edges.end();
-      edges.push_back(e);
-    }
-    if (!simple) continue;
-    ContractionNetwork net;
-    net.inputs.resize(n);
-    for (std::size_t l = 0; l < edges.size(); ++l) {
-      net.inputs[edges[l].first].push_back(static_cast<int>(l));
-      net.inputs[edges[l].second].push_back(static_cast<int>(l));
-      net.extents.push_back(2);
-    }
-    return net;
-  }
 }
 
 ContractionTree plan(const ContractionNetwork& net, EinsumOptimizer opt) {
@@ -167,8 +142,9 @@ void expect_argument_error(F&& f, const std::vector<std::string>& parts) {
   }
 }
 
-constexpr EinsumOptimizer kOptimizers[] = {EinsumOptimizer::automatic, EinsumOptimizer::greedy, EinsumOptimizer::optimal,
-                                           EinsumOptimizer::anneal, EinsumOptimizer::eliminate};
+constexpr EinsumOptimizer kOptimizers[] = {EinsumOptimizer::automatic, EinsumOptimizer::greedy,
+                                           EinsumOptimizer::optimal,   EinsumOptimizer::anneal,
+                                           EinsumOptimizer::eliminate, EinsumOptimizer::partition};
 
 PlanOptions anneal_options(std::uint64_t seed, std::int64_t trials) {
   PlanOptions o;
@@ -448,7 +424,8 @@ TEST(Plan, DisconnectedNetworks) {
     const auto t = plan(net, opt);
     EXPECT_NO_THROW(validate_contraction_tree(5, t));
     EXPECT_EQ(root_labels(net, t), (std::vector<int>{0, 2, 8, 10}));
-    if (opt != EinsumOptimizer::greedy && opt != EinsumOptimizer::eliminate) {  // the heuristics
+    if (opt != EinsumOptimizer::greedy && opt != EinsumOptimizer::eliminate &&
+        opt != EinsumOptimizer::partition) {  // the heuristics
       EXPECT_EQ(flops(net, t), best.first);
     }
   }
@@ -649,7 +626,7 @@ TEST(Plan, AnnealBeatsGreedyOnRandomRegularGraphs) {
   // Greedy is known to be poor on random 3-regular graphs (it grows many clusters whose
   // boundaries all stay open); 2000 trials already find a much cheaper tree.
   std::mt19937_64 rng(16);
-  const auto net = regular_network(rng, 60);
+  const auto net = tenferro::testing::regular_graph(rng, 60, 2);
   const double greedy = flops(net, plan(net, EinsumOptimizer::greedy));
   const double anneal = flops(net, plan_contraction(net, anneal_options(3, 2000)));
   EXPECT_LT(anneal, greedy / 4) << "greedy " << greedy << ", anneal " << anneal;
@@ -657,7 +634,7 @@ TEST(Plan, AnnealBeatsGreedyOnRandomRegularGraphs) {
 
 TEST(Plan, AnnealReportsProgressAfterASecond) {
   std::mt19937_64 rng(17);
-  const auto net = regular_network(rng, 100);
+  const auto net = tenferro::testing::regular_graph(rng, 100, 2);
   PlanOptions o;
   o.objective = PlanObjective::flops;  // these tests check flops properties
   o.optimizer = EinsumOptimizer::anneal;

@@ -14,12 +14,14 @@
 #include <thread>
 #include <vector>
 
+#include "einsum/factor_graph.hpp"
 #include "einsum/path_internal.hpp"
 #include "support/expect_error.hpp"
 #include "tenferro/tenferro.hpp"
 
 using namespace tenferro;
 using tenferro::testing::expect_error;
+using tenferro::testing::regular_graph;
 
 namespace {
 
@@ -88,32 +90,6 @@ ContractionNetwork peps_norm(int lx, int ly, std::int64_t D, std::int64_t d) {
   for (auto& k : ket) net.inputs.push_back(k);
   for (auto& b : bra) net.inputs.push_back(b);
   return net;
-}
-
-// Random 3-regular graph, bond `bond`, closed.
-ContractionNetwork regular_graph(std::mt19937_64& rng, int n, std::int64_t bond) {
-  for (;;) {
-    std::vector<int> stubs;
-    for (int v = 0; v < n; ++v)
-      for (int k = 0; k < 3; ++k) stubs.push_back(v);
-    std::shuffle(stubs.begin(), stubs.end(), rng);
-    std::vector<std::pair<int, int>> edges;
-    bool simple = true;
-    for (std::size_t i = 0; i + 1 < stubs.size() && simple; i += 2) {
-      const std::pair<int, int> e(std::min(stubs[i], stubs[i + 1]), std::max(stubs[i], stubs[i + 1]));
-      simple = e.first != e.second && std::find(edges.begin(), edges.end(), e) == edges.end();
-      edges.push_back(e);
-    }
-    if (!simple) continue;
-    ContractionNetwork net;
-    net.inputs.resize(n);
-    for (auto [a, b] : edges) {
-      const int l = add_label(net, bond);
-      net.inputs[a].push_back(l);
-      net.inputs[b].push_back(l);
-    }
-    return net;
-  }
 }
 
 // Binary tree tensor network of `levels` levels (leaves carry open physical legs of d).

@@ -84,7 +84,8 @@ def test_einsum_interleaved_form(session):
         tf.einsum(session, a, [0, 52])
 
 
-@pytest.mark.parametrize("optimize", [None, True, False, "auto", "greedy", "optimal", "anneal", "chain", "eliminate"])
+@pytest.mark.parametrize("optimize", [None, True, False, "auto", "greedy", "optimal", "anneal", "chain", "eliminate",
+                                      "partition"])
 def test_einsum_optimize(session, optimize):
     rng = np.random.default_rng(7)
     ops = [random_array(s, np.float64, rng) for s in [(4, 5), (5, 6), (6, 3), (3, 4)]]
