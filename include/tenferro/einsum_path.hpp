@@ -128,9 +128,12 @@ enum class EinsumOptimizer : std::uint8_t {
               ///< fast and good on factor graphs (labels held by many operands)
   partition,  ///< recursive bisection (Note [Partition trees] in
               ///< src/einsum/optimize_partition.cpp): the network is cut where its bonds
-              ///< are thinnest, each half likewise; the best of a fixed sweep of balance
-              ///< settings under the objective. Good on loopy networks (random graphs,
-              ///< circuits, grids), where greedy's pairwise choices all look alike
+              ///< are thinnest, each half likewise; the best tree of a fixed sweep of 15
+              ///< balance settings under the objective, deterministic for a seed (about
+              ///< 9 ms for 120 operands). Good on graphs of small uniform bonds (random
+              ///< regular graphs, lattices, PEPS), where greedy's pairwise choices all
+              ///< look alike; poor on hyperedges (labels on three or more operands) and on
+              ///< long, thin networks (chains, MPS-MPO sandwiches, MERA)
 };
 
 /// What the optimizers minimise.

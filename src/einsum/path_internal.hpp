@@ -304,7 +304,7 @@ double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::ve
 /// Parameters of one recursive-bisection tree (Note [Partition trees]).
 struct PartitionParams {
   double imbalance = 0.2;     ///< parts hold at least (1 - imbalance) / 2 of their set (clamped to [0, 0.9])
-  int tries = 2;              ///< initial partitions refined per bisection (the lightest cut is kept)
+  int tries = 2;              ///< partitions grown and refined at a set's coarsest level (the best is kept; one for sets that need no coarsening)
   double outer_weight = 1.0;  ///< weight of labels held outside the set too, relative to log2 extent
   std::uint64_t seed = 0;
 };

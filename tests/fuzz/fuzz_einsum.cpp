@@ -91,8 +91,8 @@ std::vector<Shape> string_shapes(Bytes& in, std::string_view subs, bool derive) 
 EinsumOptions read_options(Bytes& in, int num_operands) {
   EinsumOptions o;
   const std::uint8_t opt = in.u8();
-  // Mostly the six optimizers; 1 in 32 a value outside the enum (must be refused).
-  o.plan.optimizer = static_cast<EinsumOptimizer>(opt % 32 == 31 ? 6 + opt % 7 : opt % 6);
+  // Mostly the seven optimizers; 1 in 32 a value outside the enum (must be refused).
+  o.plan.optimizer = static_cast<EinsumOptimizer>(opt % 32 == 31 ? 7 + opt % 7 : opt % 7);
   o.plan.objective = in.flag() ? PlanObjective::flops : PlanObjective::time;
   // A bounded budget: the anneal and automatic planners must not turn into hangs.
   o.plan.time_budget_s = 0.002;
