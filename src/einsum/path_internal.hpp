@@ -290,11 +290,13 @@ double elimination_tree(const PreparedNetwork& net, GreedyPlanner& planner, std:
                         const StepModel& model);
 /// The best of the constructive trees (Note [Starting trees] in optimize_eliminate.cpp)
 /// into `steps`; returns its cost under `model` and sets `*chosen` (when given) to the
-/// optimizer that built it (greedy or eliminate). With `fraction` > 0 (automatic) the
-/// elimination trees are built only when that fraction of the greedy tree's predicted
-/// seconds covers the time the greedy trees took plus theirs (each about one greedy
-/// run), in estimated seconds of work (Note [Planning work]), which `*spent` (when
-/// given) receives for all the trees built and `*one_run` for the first greedy tree.
+/// optimizer that built it (greedy, eliminate or partition). With `fraction` > 0
+/// (automatic) the elimination trees are built only when that fraction of the greedy
+/// tree's predicted seconds covers the time the greedy trees took plus theirs (each
+/// about one greedy run), and the partition tree (where partition_suits) only when it
+/// also takes at most a quarter of it, in estimated seconds of work (Note [Planning
+/// work]), which `*spent` (when given) receives for all the trees built and `*one_run`
+/// for the first greedy tree.
 double starting_tree(const PreparedNetwork& net, GreedyPlanner& planner, std::vector<Step>& steps,
                      const StepModel& model, EinsumOptimizer* chosen = nullptr, double fraction = 0,
                      double* spent = nullptr, double* one_run = nullptr);
