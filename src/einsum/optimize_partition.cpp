@@ -113,26 +113,23 @@ void PartitionPlanner::run(const PreparedNetwork& net, const PartitionParams& pa
   steps.reserve(static_cast<std::size_t>(n - 1));
   // Explicit stack of ranges of order_: a range is split once (its halves pushed), and
   // joined once both halves are done (post-order; each range leaves its node id on ids_).
-  struct Frame {
-    int lo, hi, mid;
-  };
-  std::vector<Frame> stack{{0, n, -1}};
+  stack_.assign(1, {0, n, -1});
   ids_.clear();
-  while (!stack.empty()) {
-    Frame& f = stack.back();
+  while (!stack_.empty()) {
+    Range& f = stack_.back();
     if (f.hi - f.lo == 1) {
       ids_.push_back(order_[f.lo]);
-      stack.pop_back();
+      stack_.pop_back();
       continue;
     }
     if (f.mid < 0) {
       f.mid = bisect(f.lo, f.hi);
-      const Frame left{f.lo, f.mid, -1}, right{f.mid, f.hi, -1};
-      stack.push_back(right);
-      stack.push_back(left);  // `f` is dangling from here on
+      const Range left{f.lo, f.mid, -1}, right{f.mid, f.hi, -1};
+      stack_.push_back(right);
+      stack_.push_back(left);  // `f` is dangling from here on
       continue;
     }
-    stack.pop_back();
+    stack_.pop_back();
     const int b = ids_.back();
     ids_.pop_back();
     const int a = ids_.back();
@@ -336,8 +333,11 @@ std::int64_t PartitionPlanner::count(const Hypergraph& g) {
   return cut;
 }
 
-// How many operands a part of weight `part` lacks of `min_part`.
-std::int64_t PartitionPlanner::lack(int part, int min_part) { return std::max(0, min_part - part); }
+// The balance term of a partition's score (pass()): penalty_ per operand either part
+// lacks of min_part.
+std::int64_t PartitionPlanner::imbalance(const int* part, int min_part) const {
+  return penalty_ * (std::max(0, min_part - part[0]) + std::max(0, min_part - part[1]));
+}
 
 // Gain buckets: per side, LIFO lists of vertices by gain (index gain + max_gain_).
 void PartitionPlanner::insert(int v) {
@@ -411,12 +411,12 @@ std::int64_t PartitionPlanner::pass(const Hypergraph& g, int min_part, std::int6
     if (v < 0) break;
     remove(v);
     const int to = 1 - from;
-    current -= gain_[v] + penalty_ * (lack(part[0], min_part) + lack(part[1], min_part));
+    current -= gain_[v] + imbalance(part, min_part);
     locked_[v] = 1;
     side_[v] = static_cast<std::uint8_t>(to);
     part[from] -= g.vertex_weight[v];
     part[to] += g.vertex_weight[v];
-    current += penalty_ * (lack(part[0], min_part) + lack(part[1], min_part));
+    current += imbalance(part, min_part);
     moves_.push_back(v);
     // FM's update: only counts passing 0 or 1 change other vertices' gains.
     for (int p = g.vertex_start[v]; p < g.vertex_start[v + 1]; ++p) {
@@ -460,7 +460,7 @@ std::int64_t PartitionPlanner::refine(const Hypergraph& g, int min_part, int max
   auto score = [&] {
     int part[2] = {0, 0};
     for (int v = 0; v < g.vertices(); ++v) part[side_[v]] += g.vertex_weight[v];
-    return count(g) + penalty_ * (lack(part[0], min_part) + lack(part[1], min_part));
+    return count(g) + imbalance(part, min_part);
   };
   std::int64_t best = score();
   for (int p = 0; p < max_passes; ++p) {
@@ -506,11 +506,12 @@ int PartitionPlanner::bisect(int lo, int hi) {
   }
   // Stable partition of the range by side (side 0 first).
   scratch_.clear();
-  for (int s = 0; s < 2; ++s)
+  int first = 0;
+  for (int s = 0; s < 2; ++s) {
     for (int i = 0; i < k; ++i)
       if (best_side_[i] == s) scratch_.push_back(order_[lo + i]);
-  int first = 0;
-  for (int i = 0; i < k; ++i) first += best_side_[i] == 0;
+    if (s == 0) first = static_cast<int>(scratch_.size());
+  }
   std::copy(scratch_.begin(), scratch_.end(), order_.begin() + lo);
   return lo + first;
 }

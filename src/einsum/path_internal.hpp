@@ -339,7 +339,7 @@ class PartitionPlanner {
   void insert(int v);
   void remove(int v);
   int best_of(int s);
-  static std::int64_t lack(int part, int min_part);
+  std::int64_t imbalance(const int* part, int min_part) const;
 
   PartitionParams params_;
   std::uint64_t rng_ = 0;
@@ -348,6 +348,11 @@ class PartitionPlanner {
   // (-1: an output label).
   std::vector<int> node_start_, node_labels_, holders_;
   std::vector<double> weight_;
+  // A range of order_ in run()'s recursion, and where it splits (-1: not yet).
+  struct Range {
+    int lo, hi, mid;
+  };
+  std::vector<Range> stack_;
   std::vector<int> order_, ids_;  // operands, each range of the recursion contiguous; the node stack
   // The current set's hypergraph (level 0) and its coarsenings, with each level's map
   // to the next.

@@ -45,6 +45,15 @@ inline ContractionNetwork factor_graph(std::mt19937_64& rng, int vars, int facto
   return net;
 }
 
+/// The labels of a label bitset (Note [Label bitsets]: 64 labels a word) in increasing
+/// order.
+inline std::vector<int> set_labels(const std::uint64_t* set, int num_labels) {
+  std::vector<int> out;
+  for (int l = 0; l < num_labels; ++l)
+    if ((set[l / 64] >> (l % 64)) & 1) out.push_back(l);
+  return out;
+}
+
 /// A random 3-regular graph of n tensors (configuration model, drawn again until
 /// simple), bonds of `bond` between them, closed.
 inline ContractionNetwork regular_graph(std::mt19937_64& rng, int n, std::int64_t bond) {

@@ -29,18 +29,10 @@ using testing::pick;
 
 // The labels of node k among `labels` (tree_labels' layout), sorted.
 std::vector<int> node_labels(const std::vector<Word>& labels, int words, int k, int num_labels) {
-  std::vector<int> out;
-  for (int l = 0; l < num_labels; ++l)
-    if ((labels[static_cast<std::size_t>(k) * words + l / 64] >> (l % 64)) & 1) out.push_back(l);
-  return out;
+  return testing::set_labels(&labels[static_cast<std::size_t>(k) * words], num_labels);
 }
 
-std::vector<int> operand_labels(const PreparedNetwork& p, int i) {
-  std::vector<int> out;
-  for (int l = 0; l < p.num_labels; ++l)
-    if ((p.input(i)[l / 64] >> (l % 64)) & 1) out.push_back(l);
-  return out;
-}
+std::vector<int> operand_labels(const PreparedNetwork& p, int i) { return testing::set_labels(p.input(i), p.num_labels); }
 
 // The suite's tensornetwork_permutation kind: a vector per variable and a matrix per
 // edge of a random cubic multigraph without loops (a random perfect matching of 3 stubs

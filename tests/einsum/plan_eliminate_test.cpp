@@ -61,11 +61,7 @@ std::vector<Step> eliminate(const PreparedNetwork& p, bool fill, double temperat
 std::vector<int> root_labels(const PreparedNetwork& p, const std::vector<Step>& steps) {
   std::vector<Word> labels, scratch;
   einsum_detail::tree_labels(p, steps, labels, scratch);
-  const Word* root = &labels[static_cast<std::size_t>(2 * p.n - 2) * p.words];
-  std::vector<int> out;
-  for (int l = 0; l < p.num_labels; ++l)
-    if ((root[l / 64] >> (l % 64)) & 1) out.push_back(l);
-  return out;
+  return testing::set_labels(&labels[static_cast<std::size_t>(2 * p.n - 2) * p.words], p.num_labels);
 }
 
 double cost(const PreparedNetwork& p, const std::vector<Step>& steps) { return einsum_detail::tree_cost(p, steps, StepModel{}); }

@@ -27,6 +27,7 @@ using einsum_detail::Word;
 using testing::factor_graph;
 using testing::pick;
 using testing::regular_graph;
+using testing::set_labels;
 
 PreparedNetwork prepared(const ContractionNetwork& net) {
   PreparedNetwork p;
@@ -46,13 +47,6 @@ std::vector<Word> node_labels(const PreparedNetwork& p, const std::vector<Step>&
   std::vector<Word> labels, scratch;
   einsum_detail::tree_labels(p, steps, labels, scratch);
   return labels;
-}
-
-std::vector<int> labels_of(const PreparedNetwork& p, const Word* set) {
-  std::vector<int> out;
-  for (int l = 0; l < p.num_labels; ++l)
-    if ((set[l / 64] >> (l % 64)) & 1) out.push_back(l);
-  return out;
 }
 
 double cost(const PreparedNetwork& p, const std::vector<Step>& steps) { return einsum_detail::tree_cost(p, steps, StepModel{}); }
@@ -96,7 +90,7 @@ TEST(Partition, TreesAreValidEndInTheOutputAndAreDeterministic) {
     ASSERT_NO_THROW(validate_contraction_tree(p.n, t)) << "trial " << trial;
     if (p.n > 1) {
       const auto labels = node_labels(p, steps);
-      EXPECT_EQ(labels_of(p, &labels[static_cast<std::size_t>(2 * p.n - 2) * p.words]), out) << "trial " << trial;
+      EXPECT_EQ(set_labels(&labels[static_cast<std::size_t>(2 * p.n - 2) * p.words], p.num_labels), out) << "trial " << trial;
     }
     EXPECT_EQ(partition(p, params), steps) << "same seed, trial " << trial;
     // One planner reused across networks gives the same tree as a fresh one.
@@ -140,7 +134,7 @@ TEST(Partition, CutsALatticeAlongItsThinnestLine) {
   std::vector<Word> shared(static_cast<std::size_t>(p.words));
   for (int w = 0; w < p.words; ++w)
     shared[w] = labels[static_cast<std::size_t>(top.first) * p.words + w] & labels[static_cast<std::size_t>(top.second) * p.words + w];
-  EXPECT_EQ(labels_of(p, shared.data()).size(), 6u);
+  EXPECT_EQ(set_labels(shared.data(), p.num_labels).size(), 6u);
 }
 
 TEST(Partition, FarBelowGreedyOnARandomRegularGraph) {
