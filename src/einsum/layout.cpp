@@ -44,6 +44,7 @@
 // while the environment holds them the other way round: a second copy per site. Now the
 // environment is written [m_{i+1}, p_i, l_i] and read in place.
 #include <algorithm>
+#include <cstdint>
 
 #include "einsum/program.hpp"
 
@@ -53,29 +54,27 @@ namespace {
 // The fewest rows a GEMM written transposed may get (see writable() below).
 constexpr double kMinRows = 16;
 
-/// Whether the labels of `group` of extent above 1 sit in `order` as one block (labels
-/// of extent 1 in between do not count), and, with `ref`, in `ref`'s relative order.
-bool one_block(const Dims& order, const Dims& group, const Dims* ref, const std::vector<std::int64_t>& extent) {
-  int seen = 0, count = 0, last_ref = -1;
+/// Whether the labels of `order` that `in` accepts, of extent above 1, sit in it as one
+/// block (labels of extent 1 in between do not count), and, with `pos` (each accepted
+/// label's position in a reference order), in the reference's relative order.
+template <class In>
+bool one_block(const Dims& order, In in, const std::int64_t* pos, const std::vector<std::int64_t>& extent) {
   bool open = false, closed = false;
-  for (std::int64_t id : group) count += extent[static_cast<std::size_t>(id)] > 1;
+  std::int64_t last = -1;
   for (std::int64_t id : order) {
     if (extent[static_cast<std::size_t>(id)] <= 1) continue;
-    const bool in = index_of(group, id) >= 0;
-    if (in) {
+    if (in(id)) {
       if (closed) return false;
       open = true;
-      ++seen;
-      if (ref) {
-        const int r = index_of(*ref, id);
-        if (r < last_ref) return false;
-        last_ref = r;
+      if (pos) {
+        if (pos[id] < last) return false;
+        last = pos[id];
       }
     } else if (open) {
       closed = true;
     }
   }
-  return seen == count;
+  return true;
 }
 
 /// The labels of `from` that `keep` accepts, in `from`'s order, appended to `to`.
@@ -90,20 +89,34 @@ void choose_layouts(const std::vector<Step>& steps, int n, const Dims& out_label
                     const std::vector<Dims>& nodes, std::vector<Dims>& store) {
   store.resize(nodes.size());
   for (Dims& d : store) d.clear();
+  // Label sets of the nodes, W words each (an order changes, its set does not; the last
+  // step's result holds the output's labels), and a label-position table for the
+  // reference orders of one_block: membership is a bit test, not a scan.
+  thread_local std::vector<std::uint64_t> held;
+  thread_local std::vector<std::int64_t> pos;
+  const std::size_t W = (extent.size() + 63) / 64;
+  held.assign(nodes.size() * W, 0);
+  pos.resize(extent.size());
+  for (std::size_t v = 0; v < nodes.size(); ++v)
+    for (std::int64_t id : nodes[v]) held[v * W + static_cast<std::size_t>(id) / 64] |= std::uint64_t{1} << (id % 64);
+  auto has = [&](int v, std::int64_t id) {
+    return (held[static_cast<std::size_t>(v) * W + static_cast<std::size_t>(id) / 64] >> (id % 64)) & 1;
+  };
+  auto positions = [&](const Dims& ref) {
+    for (int i = 0; i < ref.size(); ++i) pos[static_cast<std::size_t>(ref[i])] = i;
+    return pos.data();
+  };
   auto order = [&](int v) -> const Dims& { return store[static_cast<std::size_t>(v)].empty() ? nodes[static_cast<std::size_t>(v)] : store[static_cast<std::size_t>(v)]; };
   // Intermediates whose order is ours to choose: results of non-last dot steps.
   auto choosable = [&](int v) { return v >= n && steps[static_cast<std::size_t>(v - n)].dot; };
-  Dims K, F, B, cand, free, own_free, own_contracted;  // reused: a warm rebuild allocates nothing
+  Dims K, F, B, cand;  // reused: a warm rebuild allocates nothing
   // Whether step k's operand v would be copied in its current order: its labels in the
   // result (free) or those it shares with the partner and not the result (contracted)
   // are not one block.
   auto copied = [&](int k, int v, int partner) {
-    const Dims& res = nodes[static_cast<std::size_t>(n + k)];
-    own_free.clear();
-    own_contracted.clear();
-    append_if(order(v), [&](std::int64_t id) { return index_of(res, id) >= 0 && index_of(order(partner), id) < 0; }, own_free);
-    append_if(order(v), [&](std::int64_t id) { return index_of(res, id) < 0; }, own_contracted);
-    return !one_block(order(v), own_free, nullptr, extent) || !one_block(order(v), own_contracted, nullptr, extent);
+    const int res = n + k;
+    return !one_block(order(v), [&](std::int64_t id) { return has(res, id) && !has(partner, id); }, nullptr, extent) ||
+           !one_block(order(v), [&](std::int64_t id) { return !has(res, id); }, nullptr, extent);
   };
   auto size = [&](int v) {
     double e = 1;
@@ -119,10 +132,11 @@ void choose_layouts(const std::vector<Step>& steps, int n, const Dims& out_label
     const Step& st = steps[static_cast<std::size_t>(k)];
     for (int side = 0; side < 2; ++side) {
       const int v = side ? st.b : st.a, partner = side ? st.a : st.b;
-      free.clear();
-      append_if(order(v), [&](std::int64_t id) { return index_of(d, id) >= 0 && index_of(order(partner), id) < 0; }, free);
       const bool any_order = size(v) <= reorder && copied(k, v, partner);
-      if (!one_block(d, free, any_order ? nullptr : &order(v), extent)) return false;
+      // d holds the labels of the result n + k.
+      if (!one_block(d, [&](std::int64_t id) { return has(v, id) && !has(partner, id); }, any_order ? nullptr : positions(order(v)),
+                     extent))
+        return false;
     }
     bool batch_seen = false;
     int first = -1;  // the operand whose free labels come first: 0 (a), 1 (b)
@@ -130,7 +144,7 @@ void choose_layouts(const std::vector<Step>& steps, int n, const Dims& out_label
     for (std::int64_t id : d) {
       const auto e = extent[static_cast<std::size_t>(id)];
       if (e <= 1) continue;
-      const bool in_a = index_of(order(st.a), id) >= 0, in_b = index_of(order(st.b), id) >= 0;
+      const bool in_a = has(st.a, id), in_b = has(st.b, id);
       if (!(in_a && in_b) && batch_seen) return false;
       batch_seen |= in_a && in_b;
       if (in_a != in_b && first < 0) first = in_b;
@@ -144,14 +158,14 @@ void choose_layouts(const std::vector<Step>& steps, int n, const Dims& out_label
   for (int k = static_cast<int>(steps.size()) - 1; k >= 0; --k) {
     const Step& st = steps[static_cast<std::size_t>(k)];
     if (!st.dot || (!choosable(st.a) && !choosable(st.b))) continue;
-    const Dims& R = st.last ? out_labels : order(n + k);
+    const int r = n + k;  // the result, in order R
+    const Dims& R = st.last ? out_labels : order(r);
+    auto in_r = [&](std::int64_t id) { return has(r, id); };
     // 1. K's order.
     const Dims* k_from = &order(st.a);
     for (int v : {st.b, st.a}) {
       if (choosable(v)) continue;
-      K.clear();
-      append_if(order(v), [&](std::int64_t id) { return index_of(R, id) < 0; }, K);
-      if (one_block(order(v), K, nullptr, extent)) {
+      if (one_block(order(v), [&](std::int64_t id) { return !in_r(id); }, nullptr, extent)) {
         k_from = &order(v);
         break;
       }
@@ -161,16 +175,17 @@ void choose_layouts(const std::vector<Step>& steps, int n, const Dims& out_label
       const int x = side ? st.b : st.a, y = side ? st.a : st.b;
       if (!choosable(x)) continue;
       const Dims& X = order(x);
-      const Dims& Y = order(y);
       K.clear();
       F.clear();
       B.clear();
-      append_if(*k_from, [&](std::int64_t id) { return index_of(R, id) < 0 && index_of(X, id) >= 0 && index_of(Y, id) >= 0; }, K);
-      append_if(R, [&](std::int64_t id) { return index_of(X, id) >= 0 && index_of(Y, id) < 0; }, F);
-      append_if(X, [&](std::int64_t id) { return index_of(R, id) >= 0 && index_of(Y, id) >= 0; }, B);
-      if (one_block(X, F, &R, extent) && one_block(X, K, &K, extent)) continue;
+      auto in_k = [&](std::int64_t id) { return !in_r(id) && has(y, id); };  // X's contracted labels
+      auto in_f = [&](std::int64_t id) { return in_r(id) && !has(y, id); };  // X's free labels
+      append_if(*k_from, [&](std::int64_t id) { return in_k(id) && has(x, id); }, K);
+      append_if(R, [&](std::int64_t id) { return has(x, id) && !has(y, id); }, F);
+      append_if(X, [&](std::int64_t id) { return in_r(id) && has(y, id); }, B);
+      if (one_block(X, in_f, positions(R), extent) && one_block(X, in_k, positions(K), extent)) continue;
       // The copy this saves: X's, or (X's blocks only in another order) the smaller one.
-      const bool blocks = one_block(X, F, nullptr, extent) && one_block(X, K, nullptr, extent);
+      const bool blocks = one_block(X, in_f, nullptr, extent) && one_block(X, in_k, nullptr, extent);
       const double saved = blocks ? std::min(size(x), size(y)) : size(x);
       const Dims* arrangements[2][2] = {{&F, &K}, {&K, &F}};
       for (const auto& parts : arrangements) {
