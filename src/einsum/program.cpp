@@ -96,6 +96,7 @@ struct Scratch {
   std::vector<int> axis_begin;
   std::vector<Dims> nodes;     // every node's labels in its axis order
   std::vector<Dims> store;     // intermediates' storage orders (Note [Intermediate layouts])
+  std::vector<int> pos_a, pos_b;  // a step's operands' axis of each label, -1 when not held
   ContractionNetwork net;
   ContractionTree tree;
 };
@@ -300,25 +301,31 @@ void lay_out_steps(EinsumProgram& p, Scratch& sc, const std::vector<Dims>* store
     for (std::int64_t id : sc.nodes[static_cast<std::size_t>(k)]) ++sc.live[static_cast<std::size_t>(id)];
   }
   p.steps.resize(static_cast<std::size_t>(n - 1));
+  // Each step's operands' axes by label (reset after the step): membership and axis
+  // lookups without scanning label lists.
+  sc.pos_a.assign(sc.extent.size(), -1);
+  sc.pos_b.assign(sc.extent.size(), -1);
   Dims free_a, free_b, batch, contract;
   for (int k = 0; k < n - 1; ++k) {
     Step& st = p.steps[static_cast<std::size_t>(k)];
     st.a = sc.tree.steps[static_cast<std::size_t>(k)].first;
     st.b = sc.tree.steps[static_cast<std::size_t>(k)].second;
     st.last = k == n - 2;
-    const Dims* pa = &sc.nodes[static_cast<std::size_t>(st.a)];
-    const Dims* pb = &sc.nodes[static_cast<std::size_t>(st.b)];
     free_a.clear();
     free_b.clear();
     batch.clear();
     contract.clear();
-    const Dims& A = *pa;
-    const Dims& B = *pb;
+    const Dims& A = sc.nodes[static_cast<std::size_t>(st.a)];
+    const Dims& B = sc.nodes[static_cast<std::size_t>(st.b)];
+    int* in_a = sc.pos_a.data();
+    int* in_b = sc.pos_b.data();
+    for (int i = 0; i < A.size(); ++i) in_a[A[i]] = i;
+    for (int i = 0; i < B.size(); ++i) in_b[B[i]] = i;
     auto kept = [&](std::int64_t id, int here) {
       return sc.out_pos[static_cast<std::size_t>(id)] >= 0 || sc.live[static_cast<std::size_t>(id)] > here;
     };
     for (std::int64_t id : A) {
-      const bool inB = index_of(B, id) >= 0;
+      const bool inB = in_b[id] >= 0;
       if (!kept(id, inB ? 2 : 1)) {
         if (!inB) throw InternalError(kOp, "a label held by one node only survived the leaf sums");
         contract.push_back(id);
@@ -327,7 +334,7 @@ void lay_out_steps(EinsumProgram& p, Scratch& sc, const std::vector<Dims>* store
       }
     }
     for (std::int64_t id : B) {
-      if (index_of(A, id) >= 0) continue;
+      if (in_a[id] >= 0) continue;
       if (!kept(id, 1)) throw InternalError(kOp, "a label held by one node only survived the leaf sums");
       free_b.push_back(id);
     }
@@ -338,10 +345,11 @@ void lay_out_steps(EinsumProgram& p, Scratch& sc, const std::vector<Dims>* store
       // output order ("jib,kjb->kib" runs as kjb·jib, one GEMM per batch, no permuted out).
       std::swap(st.a, st.b);
       std::swap(free_a, free_b);
-      std::swap(pa, pb);
+      std::swap(in_a, in_b);
     }
-    const Dims& L = *pa;  // the operands in the order dot_general gets them
-    const Dims& R = *pb;
+    // The operands' axes in the order dot_general gets them.
+    const int* axis_l = in_a;
+    const int* axis_r = in_b;
     st.labels.clear();
     if (st.last) {
       // dot_general keeps free axes in operand order; the batch order is ours to choose.
@@ -366,19 +374,21 @@ void lay_out_steps(EinsumProgram& p, Scratch& sc, const std::vector<Dims>* store
     st.b_axis.clear();
     if (st.dot) {
       for (std::int64_t id : contract) {
-        st.dims.lhs_contracting.push_back(index_of(L, id));
-        st.dims.rhs_contracting.push_back(index_of(R, id));
+        st.dims.lhs_contracting.push_back(axis_l[id]);
+        st.dims.rhs_contracting.push_back(axis_r[id]);
       }
       for (std::int64_t id : batch) {
-        st.dims.lhs_batch.push_back(index_of(L, id));
-        st.dims.rhs_batch.push_back(index_of(R, id));
+        st.dims.lhs_batch.push_back(axis_l[id]);
+        st.dims.rhs_batch.push_back(axis_r[id]);
       }
     } else {
       for (std::int64_t id : st.labels) {
-        st.a_axis.push_back(index_of(L, id));
-        st.b_axis.push_back(index_of(R, id));
+        st.a_axis.push_back(axis_l[id]);
+        st.b_axis.push_back(axis_r[id]);
       }
     }
+    for (std::int64_t id : A) sc.pos_a[static_cast<std::size_t>(id)] = -1;  // A, B: the tables as filled
+    for (std::int64_t id : B) sc.pos_b[static_cast<std::size_t>(id)] = -1;
     st.shape.clear();
     for (std::int64_t id : st.labels) st.shape.push_back(sc.extent[static_cast<std::size_t>(id)]);
     st.out_perm.clear();
