@@ -10,7 +10,7 @@
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
 //       [--seed N] [--auto-seed N] [--generated] [--memory-limit ELEMENTS] [--threads N] [--pool-mb MB]
-//       [--optimizers suite,automatic,greedy,anneal] [--calibrate S | --cost-model TEXT] [--build-reps N]
+//       [--optimizers suite,automatic,greedy,anneal[,partition,eliminate,chain]] [--calibrate S | --cost-model TEXT] [--build-reps N]
 // --generated replaces the file by generated networks of the kinds users contract (MPS/MPO
 // environments with mixed bonds, PEPS norms, random 3-regular graphs, matrix chains, tree
 // tensor networks); they have no suite path, so the yardstick is anneal.
@@ -462,9 +462,10 @@ int main(int argc, char** argv) {
       std::string which;
     };
     std::vector<Run> runs;
-    for (const char* which : {"suite", "automatic", "greedy", "anneal", "partition"}) {
-      // partition runs only when asked for (--optimizers).
-      if (optimizers.empty() ? std::string(which) == "partition"
+    for (const char* which : {"suite", "automatic", "greedy", "anneal", "partition", "eliminate", "chain"}) {
+      // partition, eliminate and chain run only when asked for (--optimizers).
+      const bool asked_only = std::string(which) == "partition" || std::string(which) == "eliminate" || std::string(which) == "chain";
+      if (optimizers.empty() ? asked_only
                              : optimizers.find(std::string(",") + which + ",") == std::string::npos)
         continue;
       EinsumOptions o;
@@ -477,7 +478,9 @@ int main(int argc, char** argv) {
       }
       else if (w == "automatic") o.plan.seed = auto_seed;
       else if (w == "greedy") o.plan.optimizer = EinsumOptimizer::greedy;
-      else if (w == "partition") o.plan.optimizer = std::getenv("TF_BENCH_OPT") ? EinsumOptimizer::eliminate : EinsumOptimizer::partition;
+      else if (w == "partition") o.plan.optimizer = EinsumOptimizer::partition;
+      else if (w == "eliminate") o.plan.optimizer = EinsumOptimizer::eliminate;
+      else if (w == "chain") o.plan.optimizer = EinsumOptimizer::chain;  // refused (a row with a note) off chains
       else if (w == "anneal") {
         if (n <= 3) continue;
         o.plan.optimizer = EinsumOptimizer::anneal;
@@ -569,7 +572,7 @@ int main(int argc, char** argv) {
         by[x.which].measured_s = x.times[x.times.size() / 2];
       }
     }
-    for (const char* w : {"suite", "automatic", "greedy", "anneal", "partition"})
+    for (const char* w : {"suite", "automatic", "greedy", "anneal", "partition", "eliminate", "chain"})
       if (by.count(w)) rows.push_back(by[w]);
     const Row& a = by["automatic"];
     double best = -1;
