@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(c, "einsum/held/binary_2x2_uncached")) {
       const Tensor ops[] = {x, y};
       for (long i = 0; i < n; ++i) einsum(s, "ij,jk->ik", ops);
-    } else if (!std::strcmp(c, "einsum/held/dmrg_env_uncached/4")) {
+    } else if (!std::strcmp(c, "einsum/held/dmrg_env/4") || !std::strcmp(c, "einsum/held/dmrg_env_uncached/4")) {
       // bench_einsum's DMRG environment update at chi = 4 (row-major notation mirrored).
       const Tensor ops[] = {Tensor::ones({4, 4, 4}, DType::f64), Tensor::ones({4, 2, 4}, DType::f64),
                             Tensor::ones({4, 2, 2, 4}, DType::f64), Tensor::ones({4, 2, 4}, DType::f64)};
