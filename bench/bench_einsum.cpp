@@ -144,13 +144,7 @@ void held_mps_inner(benchmark::State& st) {
 /// afresh, as a sweep whose bonds change on every call (truncation by a tolerance,
 /// growing bonds) does.
 CpuBackend& uncached_backend() {
-  static CpuBackend b([] {
-    CpuBackendOptions o;
-    o.num_threads = 1;
-    return o;
-  }());
-  static const bool limited = (b.set_cache_limits(CacheKind::einsum_programs, 0, 0), true);
-  (void)limited;
+  static CpuBackend b(CpuBackendOptions{.num_threads = 1});
   return b;
 }
 
@@ -160,7 +154,9 @@ CpuBackend& uncached_backend() {
 void held_dmrg_env(benchmark::State& st, bool cached) {
   const auto chi = st.range(0);
   const std::vector<Tensor> ops = {random({chi, 4, chi}, 1), random({chi, 2, chi}, 2), random({4, 2, 2, 4}, 3), random({chi, 2, chi}, 4)};
-  HeldSession s = (cached ? backend() : uncached_backend()).open_session();
+  CpuBackend& b = cached ? backend() : uncached_backend();
+  if (!cached) b.set_cache_limits(CacheKind::einsum_programs, 0, 0);
+  HeldSession s = b.open_session();
   for (auto _ : st) {
     Tensor r = einsum(s, "cba,esa,ftsb,gtc->gfe", ops);
     benchmark::DoNotOptimize(r.data());
