@@ -14,6 +14,7 @@
 // whose total cost over all slices (the planner's objective, per slice, times the number
 // of slices) is least, ties to the smaller largest intermediate. When no label of an
 // oversized intermediate can be cut further the limit cannot be met: ArgumentError.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -58,22 +59,29 @@ Eval evaluate(const PreparedNetwork& net, const std::vector<Step>& steps, const 
   return e;
 }
 
-// The largest divisor of `extent` below `chunk` (1 when none). Divisors pair up as
-// (q, extent / q) with q <= sqrt(extent), so q counts up: the first q whose partner
-// extent / q is below `chunk` gives the answer (every small divisor is at most that
-// partner); else the largest small divisor below `chunk`. That is O(extent / chunk)
-// steps, and never more than 2^20: counting d down from chunk - 1 was O(chunk) and ran
-// for ages on a large prime extent such as 2^61 - 1 (found by fuzz_einsum). Past 2^20
-// steps (extents above 2^40 only, far beyond anything executable) the largest small
-// divisor found so far is returned: a valid, finer cut.
-std::int64_t next_chunk(std::int64_t extent, std::int64_t chunk) {
-  std::int64_t best = 1;
+// The chunks a label of extent `extent` may be cut to, ascending: its divisors q with
+// q <= sqrt(extent) and their partners extent / q. Counting q up to sqrt(extent) is
+// O(sqrt(extent)), so it stops at 2^20 (extents above 2^40 only, far beyond anything
+// executable), keeping the divisors found so far: valid, finer cuts. Counting down from
+// the chunk ran for ages on a large prime extent such as 2^61 - 1 (found by
+// fuzz_einsum), and so did counting up again in every round of the slicing loop, which
+// can cut one label many times (a 10 s timeout of fuzz_einsum): the list is built once
+// per label.
+std::vector<std::int64_t> chunk_choices(std::int64_t extent) {
+  std::vector<std::int64_t> small, large;
   for (std::int64_t q = 1; q <= extent / q && q <= (std::int64_t{1} << 20); ++q) {
     if (extent % q != 0) continue;
-    if (extent / q < chunk) return extent / q;
-    if (q < chunk) best = q;
+    small.push_back(q);
+    if (extent / q != q) large.push_back(extent / q);
   }
-  return best;
+  small.insert(small.end(), large.rbegin(), large.rend());
+  return small;
+}
+
+// The largest of `choices` (chunk_choices) below `chunk`, 1 when none.
+std::int64_t next_chunk(const std::vector<std::int64_t>& choices, std::int64_t chunk) {
+  const auto it = std::lower_bound(choices.begin(), choices.end(), chunk);
+  return it == choices.begin() ? 1 : *(it - 1);
 }
 
 }  // namespace
@@ -94,6 +102,7 @@ void slice_tree(std::string_view op, const PreparedNetwork& net, const std::vect
   Eval current = whole;
   double slices = 1;
   std::vector<char> candidate(static_cast<std::size_t>(L));
+  std::vector<std::vector<std::int64_t>> choices(static_cast<std::size_t>(L));  // chunk_choices, when first needed
   while (current.largest > limit) {
     std::fill(candidate.begin(), candidate.end(), 0);
     for (int c = n; c < 2 * n - 1; ++c) {
@@ -108,7 +117,8 @@ void slice_tree(std::string_view op, const PreparedNetwork& net, const std::vect
     double best_total = kInf;
     for (int l = 0; l < L; ++l) {
       if (!candidate[l] || chunk[l] <= 1) continue;
-      const std::int64_t d = next_chunk(true_extents[l], chunk[l]);
+      if (choices[l].empty()) choices[l] = chunk_choices(true_extents[l]);
+      const std::int64_t d = next_chunk(choices[l], chunk[l]);
       const double saved = ext[l];
       ext[l] = static_cast<double>(d);
       const Eval e = evaluate(net, steps, labels, ext.data(), model, nullptr);
