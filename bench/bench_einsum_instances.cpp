@@ -1,11 +1,12 @@
 // Real-world check of the contraction-order planners and of execution: for every
 // instance of the tenferro benchmark suite (einsum-instances.jsonl, see
 // shared/data/README.md) and every optimizer (the suite's own opt_flops path, automatic,
-// greedy, anneal with a budget), it prepares an EinsumPlan (planning time), runs it on
-// one thread, or --threads N (median measured time over about --reps-time seconds of
-// executions after one untimed execution, plan after plan; skipped when the largest
-// intermediate exceeds --max-elements or the predicted time exceeds --max-exec), and
-// prints a markdown table plus, with --json, one JSON object per (instance, optimizer). The last line gives the
+// greedy, anneal with a budget: by default 10 s, the yardstick of issue 15 §1), it
+// prepares an EinsumPlan (planning time), runs it on one thread, or --threads N (median
+// measured time over about --reps-time seconds of executions after one untimed
+// execution, plan after plan; skipped when the largest intermediate exceeds
+// --max-elements or the predicted time exceeds --max-exec), and prints a markdown table
+// plus, with --json, one JSON object per (instance, optimizer). The last line gives the
 // rank correlation of predicted and measured time over all executed rows.
 //   build/release/bench/bench_einsum_instances [--data FILE] [--anneal S] [--json OUT]
 //       [--only SUBSTRING] [--max-exec S] [--max-elements N] [--reps-time S] [--no-exec]
@@ -384,7 +385,7 @@ std::string ms(double s) {
 int main(int argc, char** argv) {
   using namespace tenferro;
   std::string file = "../shared/data/einsum-instances.jsonl", json_out, only, optimizers;
-  double anneal_s = 2.0, max_exec = 10.0, max_elements = 1 << 28, reps_time = 0.5;
+  double anneal_s = 10.0, max_exec = 10.0, max_elements = 1 << 28, reps_time = 0.5;
   int build_reps = 0;
   bool execute = true, generated = false;
   double memory_limit = 0;  // PlanOptions::max_intermediate_elements for every optimizer
