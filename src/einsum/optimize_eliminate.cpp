@@ -54,7 +54,7 @@ double GreedyPlanner::elimination_score(int l, const PreparedNetwork& net, const
       const int bit = std::countr_zero(x);
       const int y = w * 64 + bit;
       bool outside = (net.output[w] >> bit) & 1;
-      for (int t : holders_[y]) outside = outside || stamp_[t] != l;
+      for (std::size_t i = 0; !outside && i < holders_[y].size(); ++i) outside = stamp_[holders_[y][i]] != l;
       if (outside) {
         R[w] |= Word{1} << bit;
         size *= net.extent[y];

@@ -11,8 +11,13 @@
 // built; with connected splits only, a subset whose operands are not connected is never
 // built; a split is skipped before any label work when its two sides' cost plus a lower
 // bound of its own step (StepModel::bound of size(A), size(B), size(S): the product space
-// holds all three label sets) exceeds the best found or the cap. Subsets that only trees
-// above the cap reach stay at infinity and prune every split that uses them.
+// holds all three label sets) exceeds the best found or the cap. Under the time objective
+// a split that passes is costed only if its sides plus its step's fixed cost and traffic
+// (StepModel::traffic, exact from the three sizes; on the shipped model its size term
+// is at least 15 times the first bound's) do not exceed them either. It is counted as costed all
+// the same (Note [Planning work]): automatic's budgets, and so its trees, stay as they
+// were, and less time is spent on them. Subsets that only trees above the cap reach stay
+// at infinity and prune every split that uses them.
 #include <algorithm>
 #include <numeric>
 
@@ -91,7 +96,9 @@ double SubsetDp::solve(int k, const Word* inputs, const Word* output, int W, con
           if (!connected_only || intersects(A, B, W)) {
             work_ += 2;
             const Word* S = &labels_[static_cast<std::size_t>(s) * W];
-            const double total = base + model.step_sized(A, B, S, W, ext, size_[a], size_[b]);
+            // The traffic bound (see the top of the file): counted, not costed.
+            const bool hopeless = model.time && base + model.traffic(size_[a], size_[b], size_[s]) > std::min(best, cap);
+            const double total = hopeless ? kInf : base + model.step_sized(A, B, S, W, ext, size_[a], size_[b]);
             if (total <= cap) {
               const double largest = std::max({size_[s], largest_[a], largest_[b]});
               if (total < best || (total == best && largest < best_largest)) {

@@ -166,6 +166,16 @@ TEST(TimeModel, ElementwiseStepsPayNoGemmAndBatchesMultiply) {
   EXPECT_NEAR(b.predicted_seconds, m.step_seconds + 840 / (m.gemm_rate * eff) + bb / m.bytes_rate, 1e-15);
 }
 
+TEST(TimeModel, AStepWithoutMultiplyAddsPaysNoGemm) {
+  // ij,jk->ik with i = 0: no multiply-add, so only the fixed cost and the traffic of
+  // the 40×50 operand (the quotient madds / (rate · efficiency) was 0/0 here).
+  ContractionNetwork net{{{0, 1}, {1, 2}}, {0, 2}, {0, 40, 50}};
+  CostModel m;
+  const auto c = contraction_cost(net, ContractionTree{{{0, 1}}}, m);
+  EXPECT_EQ(c.flops, 0);
+  EXPECT_NEAR(c.predicted_seconds, m.step_seconds + m.element_bytes * m.read_factor * 2000 / m.bytes_rate, 1e-15);
+}
+
 TEST(TimeModel, BadModelsAreArgumentErrors) {
   ContractionNetwork net{{{0, 1}, {1, 2}}, {0, 2}, {3, 4, 5}};
   for (int field = 0; field < 7; ++field) {
