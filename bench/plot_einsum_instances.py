@@ -2,7 +2,7 @@
 """Draws issue 15's two einsum plots and prints the same-path table, from one sitting's
 JSON files:
 
-    build/release/bench/bench_einsum_instances --anneal 2 --max-exec 8 --json ours.json
+    build/release/bench/bench_einsum_instances --max-exec 8 --json ours.json
     /usr/bin/python3 ../shared/peers/einsum_peers.py peers.json --threads 1 --no-validate
     /usr/bin/python3 bench/plot_einsum_instances.py ours.json peers.json docs/
 
