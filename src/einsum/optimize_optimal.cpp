@@ -13,11 +13,11 @@
 // bound of its own step (StepModel::bound of size(A), size(B), size(S): the product space
 // holds all three label sets) exceeds the best found or the cap. Under the time objective
 // a split that passes is costed only if its sides plus its step's fixed cost and traffic
-// (StepModel::traffic, exact from the three sizes; on the shipped model its size term
-// is at least 15 times the first bound's) do not exceed them either. It is counted as costed all
-// the same (Note [Planning work]): automatic's budgets, and so its trees, stay as they
-// were, and less time is spent on them. Subsets that only trees above the cap reach stay
-// at infinity and prune every split that uses them.
+// (StepModel::traffic, exact from the three sizes; on the shipped model its size term is
+// at least 15 times the first bound's) do not exceed them either. It is counted as
+// costed all the same (Note [Planning work]): automatic's budgets, and so its trees, stay
+// as they were, and less time is spent on them. Subsets that only trees above the cap
+// reach stay at infinity and prune every split that uses them.
 #include <algorithm>
 #include <numeric>
 
