@@ -79,8 +79,7 @@ ContractionCost checked_cost(const ContractionNetwork& net, const std::vector<St
     const double size = set_size(C, W, ext.data());
     cost.largest_intermediate = std::max(cost.largest_intermediate, size);
     cost.elements_written += size;
-    cost.bytes += model.element_bytes *
-                  (model.read_factor * (set_size(A, W, ext.data()) + set_size(B, W, ext.data())) + model.write_factor * size);
+    cost.bytes += time.bytes(set_size(A, W, ext.data()), set_size(B, W, ext.data()), size);
     cost.predicted_seconds += time.step(A, B, C, W, ext.data());
   }
   return cost;

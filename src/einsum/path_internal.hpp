@@ -185,8 +185,11 @@ struct StepModel {
   /// step() under the time objective without its GEMM term: the fixed cost and the
   /// traffic, which the sizes give exactly; another lower bound of step() (seconds()
   /// adds the GEMM term to this very value, so the bound holds to the last bit).
-  double traffic(double sa, double sb, double sc) const {
-    return m.step_seconds + m.element_bytes * (m.read_factor * (sa + sb) + m.write_factor * sc) / m.bytes_rate;
+  double traffic(double sa, double sb, double sc) const { return m.step_seconds + bytes(sa, sb, sc) / m.bytes_rate; }
+  /// The bytes a step moves: its operands of sa and sb elements read (and packed)
+  /// read_factor times, its result of sc elements written write_factor times.
+  double bytes(double sa, double sb, double sc) const {
+    return m.element_bytes * (m.read_factor * (sa + sb) + m.write_factor * sc);
   }
 };
 

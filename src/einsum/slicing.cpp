@@ -51,8 +51,7 @@ Eval evaluate(const PreparedNetwork& net, const std::vector<Step>& steps, const 
     if (seconds_model) {
       e.flops += union_size(A, B, W, ext);
       e.written += size;
-      const CostModel& m = seconds_model->m;
-      e.bytes += m.element_bytes * (m.read_factor * (set_size(A, W, ext) + set_size(B, W, ext)) + m.write_factor * size);
+      e.bytes += seconds_model->bytes(set_size(A, W, ext), set_size(B, W, ext), size);
       e.seconds += seconds_model->step(A, B, C, W, ext);
     }
   }
